@@ -1,0 +1,49 @@
+# Two commands for a newcomer: `make run` and `make test`. Each sets up what it needs (system
+# packages, the virtual env, the npm packages) and is quick the second time: set-up steps are
+# stamped against the lock files they install from.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+VENV_STAMP := $(VENV)/.stamp-installed
+NODE_STAMP := node_modules/.stamp-installed
+
+.PHONY: run test setup system lint typecheck mpy check enclosure bench drills lock clean
+
+run: setup
+	$(VENV)/bin/nest play
+
+test: setup lint typecheck
+	$(PY) -m pytest
+
+setup: system $(VENV_STAMP) $(NODE_STAMP)
+
+# Debian packages the project needs (python venv, node/npm): installed only when missing.
+system:
+	@tools/ensure-system.sh
+
+$(VENV_STAMP): requirements.lock pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $@
+
+$(NODE_STAMP): package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+lint: setup
+	$(VENV)/bin/ruff check firmware host_tools tests enclosure tools
+
+# The firmware against the ESP32 MicroPython 1.29 stubs (machine, neopixel, time.ticks_ms, ...).
+typecheck: setup
+	$(VENV)/bin/mypy --config-file firmware/mypy.ini firmware
+
+# Regenerate requirements.lock from pyproject.toml in a scratch env (run after changing deps).
+lock:
+	rm -rf build/lockenv && python3 -m venv build/lockenv
+	build/lockenv/bin/pip install --quiet --disable-pip-version-check '.[dev,enclosure]'
+	build/lockenv/bin/pip freeze --exclude gulo-nest | grep -v '^-e' > requirements.lock
+	rm -rf build/lockenv
+
+clean:
+	rm -rf build test-artifacts .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,40 @@
+"""`nest`: the command line. Each command lives in its own module with two functions:
+`add_parser(subparsers)` registers it and `run(args)` does the work; this file only wires them."""
+
+import argparse
+import importlib
+import sys
+
+from nest.errors import NestError
+
+# Command modules, in the order `nest --help` lists them. Add one line per new command.
+COMMANDS = [
+    "nest.cmd_replay",
+    "nest.cmd_play",
+]
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="nest", description="Host tool for the Gulo Gulo electronic nest.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        module = importlib.import_module(name)
+        module.add_parser(sub).set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args._run(args) or 0
+    except NestError as e:
+        print(f"nest: {e}", file=sys.stderr)
+        return e.status
+    except KeyboardInterrupt:
+        print("nest: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

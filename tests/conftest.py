@@ -1,0 +1,2 @@
+"""Shared pytest fixtures. Each fixture family lives in its own module beside this file and is
+imported here, one line each, so pytest sees it everywhere under tests/."""
