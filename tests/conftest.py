@@ -1,2 +1,4 @@
 """Shared pytest fixtures. Each fixture family lives in its own module beside this file and is
 imported here, one line each, so pytest sees it everywhere under tests/."""
+
+from micropython_vm import mpvm, pytest_terminal_summary  # noqa: F401
