@@ -1,0 +1,132 @@
+"""`nest play`: a game of Gulo Gulo in the terminal, against the device's own turn engine.
+
+You are the nest's sensors: say what happened at the table (`take R`, `alarm pole`), and the engine
+moves the Gulos exactly as the board would. Every accepted action is appended to a game log that
+`nest replay` reads back."""
+
+import json
+import os
+import random
+import sys
+import time
+
+from gulo.gamelog import encode, setup_record
+from gulo.rules import Game, RuleError, state_json
+from nest.errors import NestError
+from nest.picture import render
+
+HELP = """commands:
+  reveal | r           turn over the next path tile (or the deck, on the last tile)
+  choose C | c C       choose a colour face up ahead (C = G, Y, R or B)
+  take C | t C         an egg of colour C came out cleanly (G, Y, R, B or P)
+  alarm [pole|egg] | a EGG ALARM: the pole fell or another egg fell out
+  state                the game state as JSON
+  help | ?             this text
+  quit | q             stop (the log keeps the game)"""
+
+_VERBS = {"r": "reveal", "reveal": "reveal", "c": "choose", "choose": "choose", "t": "take",
+          "take": "take", "a": "alarm", "alarm": "alarm"}
+_FIELD = {"choose": "colour", "take": "egg", "alarm": "cause"}
+
+
+def add_parser(sub):
+    p = sub.add_parser("play", help="play a game in the terminal with the device's turn engine")
+    p.add_argument("--players", type=int, default=2, help="2 to 6 (default 2)")
+    p.add_argument("--variant", choices=("standard", "fast"), default="standard")
+    p.add_argument("--seed", type=int, help="deal from this seed (default: a random one)")
+    p.add_argument("--log", metavar="FILE", help="game log to write (default: gulo-SEED.jsonl)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    return p
+
+
+def parse_command(text):
+    """An action dict from a typed command, or None for an empty line; NestError if unreadable."""
+    words = text.split()
+    if not words:
+        return None
+    verb = _VERBS.get(words[0].lower())
+    if verb is None:
+        raise NestError(f"unknown command {words[0]!r} (type help)")
+    action = {"do": verb}
+    if verb in ("choose", "take"):
+        if len(words) != 2:
+            raise NestError(f"{verb} needs one colour, e.g. '{verb} R'")
+        action[_FIELD[verb]] = words[1].upper()
+    elif verb == "alarm" and len(words) > 1:
+        action["cause"] = words[1].lower()
+    elif len(words) > 1:
+        raise NestError(f"{verb} takes no argument")
+    return action
+
+
+def run(args):
+    seed = args.seed if args.seed is not None else random.randrange(1, 1_000_000)
+    try:
+        game = Game.new(args.players, args.variant, seed)
+    except RuleError as e:
+        raise NestError(str(e), status=2) from e
+    colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    log_path = args.log or f"gulo-{seed}.jsonl"
+    with open(log_path, "w") as log:
+        record = setup_record(game)
+        record["setup"]["seed"] = seed
+        write_line(log, encode(record))
+        print(f"Gulo Gulo, seed {seed}; the log goes to {log_path}. Type help for the commands.")
+        while True:
+            print()
+            print(render(game, colour=colour))
+            if game.winner is not None:
+                return 0
+            try:
+                text = input(f"player {game.turn}> ")
+            except EOFError:
+                print()
+                return 0
+            if text.strip().lower() in ("q", "quit", "exit"):
+                return 0
+            if text.strip().lower() in ("?", "help"):
+                print(HELP)
+                continue
+            if text.strip().lower() == "state":
+                print(state_json(game))
+                continue
+            try:
+                action = parse_command(text)
+                if action is None:
+                    continue
+                outcome = game.apply(action)
+            except (NestError, RuleError) as e:
+                print(f"not allowed: {e}")
+                continue
+            action["t"] = int(time.time() * 1000)
+            write_line(log, json.dumps(action))
+            print(describe(outcome))
+
+
+def write_line(log, line):
+    # Flushed and synced per action: a killed terminal loses at most the action being typed.
+    log.write(line + "\n")
+    log.flush()
+    os.fsync(log.fileno())
+
+
+def describe(outcome):
+    event = outcome["event"]
+    p = outcome["player"]
+    if event == "reveal":
+        colour = outcome["demand"]
+        return f"tile {outcome['tile']} is {colour}: player {p} must take a {colour} egg"
+    if event == "draw":
+        return f"the deck gives {outcome['tile']}: player {p} must take a {outcome['demand']} egg"
+    if event == "choose":
+        return f"player {p} goes for {outcome['demand']}"
+    if event == "junior":
+        return f"Gulo junior! player {p} wins"
+    if event == "success":
+        text = f"player {p} jumps from {outcome['from']} to {outcome['to']}"
+        if outcome.get("winner") is not None:
+            return text + ": Gulo junior is free, player wins!"
+        if outcome["last_egg"]:
+            text += " (last egg of the colour: eggs back in the nest, play again)"
+        return text
+    return f"EGG ALARM ({outcome['cause']}): player {p} goes back from {outcome['from']} to {outcome['to']}"
