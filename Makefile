@@ -6,6 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.stamp-installed
 NODE_STAMP := node_modules/.stamp-installed
+TYPINGS_STAMP := build/typings/.stamp-installed
 
 .PHONY: run test setup system lint typecheck mpy check enclosure bench drills lock clean
 
@@ -34,9 +35,16 @@ $(NODE_STAMP): package-lock.json
 lint: setup
 	$(VENV)/bin/ruff check firmware host_tools tests enclosure tools
 
-# The firmware against the ESP32 MicroPython 1.29 stubs (machine, neopixel, time.ticks_ms, ...).
-typecheck: setup
+# The firmware against the ESP32 MicroPython 1.29 stubs (machine, neopixel, time.ticks_ms, ...),
+# kept in their own folder because they replace CPython's typeshed (firmware/mypy.ini).
+typecheck: setup $(TYPINGS_STAMP)
 	$(VENV)/bin/mypy --config-file firmware/mypy.ini firmware
+
+$(TYPINGS_STAMP): requirements.lock
+	rm -rf build/typings
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --target build/typings \
+		$$(grep -E '^micropython-(esp32|stdlib)-stubs==' requirements.lock)
+	@touch $@
 
 # Regenerate requirements.lock from pyproject.toml in a scratch env (run after changing deps).
 lock:

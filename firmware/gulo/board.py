@@ -7,7 +7,7 @@
 try:
     from micropython import const
 except ImportError:  # CPython (host tools, tests): const is only a compile-time hint
-    def const(x):
+    def const(x):  # type: ignore[misc]  # same contract as micropython.const
         return x
 
 # Alarm pole: normally-open reed switch in the central socket, to GND, with an external 10k
