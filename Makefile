@@ -18,9 +18,10 @@ test: setup lint typecheck
 
 setup: system $(VENV_STAMP) $(NODE_STAMP)
 
-# Debian packages the project needs (python venv, node/npm): installed only when missing.
+# Debian packages the project needs (python venv, node/npm, graphviz for the wiring diagram):
+# installed only when missing.
 system:
-	@tools/ensure-system.sh
+	@tools/ensure-system.sh graphviz
 
 $(VENV_STAMP): requirements.lock pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -33,7 +34,7 @@ $(NODE_STAMP): package-lock.json
 	@touch $@
 
 lint: setup
-	$(VENV)/bin/ruff check firmware host_tools tests enclosure tools
+	$(VENV)/bin/ruff check .
 
 # The firmware against the ESP32 MicroPython 1.29 stubs (machine, neopixel, time.ticks_ms, ...),
 # kept in their own folder because they replace CPython's typeshed (firmware/mypy.ini).
@@ -52,6 +53,10 @@ lock:
 	build/lockenv/bin/pip install --quiet --disable-pip-version-check '.[dev,enclosure]'
 	build/lockenv/bin/pip freeze --exclude gulo-nest | grep -v '^-e' > requirements.lock
 	rm -rf build/lockenv
+
+# Printable parts (STL, STEP), previews and the wiring diagram, into enclosure/out/.
+enclosure: setup
+	$(PY) enclosure/build.py
 
 clean:
 	rm -rf build test-artifacts .pytest_cache .ruff_cache .mypy_cache
