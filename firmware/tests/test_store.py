@@ -2,10 +2,10 @@
 
 import os
 
+from gulo.store import CorruptFile, load, remove_leftovers, save
+
 from gamekit import raises
 from scratch import scratch_dir
-
-from gulo.store import CorruptFile, load, remove_leftovers, save
 
 
 def test_save_and_load():
