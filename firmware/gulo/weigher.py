@@ -1,0 +1,316 @@
+# The egg weigher: load-cell samples in, egg events out. Pure logic (no `machine`): the board feeds
+# it from the HX711 task, the host (`nest weigh --replay`) and the tests feed it from files and from
+# the nest model. See docs/weigher.md for the design and the figures.
+#
+#   w = Weigher()                      # default masses G 10, P 12, Y 14, R 16, B 18 g; pole 25 g
+#   ev = w.feed(t_ms, grams)           # one HX711 sample (80 SPS); None or one event:
+#        {"t_ms": T, "out": 1, "colour": "R"}   one egg left the nest
+#        {"t_ms": T, "out": 2}                  two or more eggs left together
+#        {"t_ms": T, "full": True}              all eggs are back: the nest is full again
+#   w.set_pole(seated)                 # the reed switch: the pole's own mass is then never an egg
+#   w.at_rest, w.is_full(), w.out, w.level_g(), w.deficit_g(), w.noise_g()   (see below)
+#
+# How (each stage small and allocation-free: all arithmetic is on small ints in 1/100 g, so the
+# ESP32's single-precision floats never matter and the host gives bit-identical results):
+# 1. median of 3 removes single-sample spikes (HX711 read glitches);
+# 2. the sensor noise is learned at rest from successive differences (E|dx| = 1.13 sigma);
+# 3. IDLE: the settled level tracks slow drift and creep (auto-zero) and so does the learned
+#    weight of the full nest; a step beyond max(0.5 g, 5 sigma) starts a disturbance (BUSY);
+# 4. BUSY: a 100 ms window's standard deviation is compared with a noise-scaled threshold: a hand
+#    (tremor, pressing, an egg held half-lifted) keeps it high; a bowl left alone rings down below
+#    it. Once quiet for _K samples in a row, the window's mean is a candidate level;
+# 5. the candidate is judged before anything is said: the change (minus the pole's mass if the
+#    reed changed) must be one egg's mass, two eggs' or more, or all eggs back. A level between
+#    two colours waits longer (an egg hanging half-lifted stops there); weight added that is not
+#    the full nest waits longer still (a hand resting still); anything else is accepted silently
+#    after 3 s of calm (a re-zero), never reported as an egg.
+
+try:
+    from micropython import const
+except ImportError:  # CPython: const is only a compile-time hint
+    def const(x):
+        return x
+
+DEFAULT_MASSES = {"G": 10.0, "P": 12.0, "Y": 14.0, "R": 16.0, "B": 18.0}
+POLE_G = 25.0
+
+_INIT = const(0)
+_IDLE = const(1)
+_BUSY = const(2)
+
+_W = const(8)          # stability window: 8 samples = 100 ms at 80 SPS
+_K = const(5)          # consecutive quiet windows before a level is a candidate
+_K_DOUBT = const(20)   # more quiet samples for a level between two colours (250 ms)
+_K_ADD = const(48)     # quiet samples before weight added that is not a full nest is accepted
+_K_LONG = const(240)   # quiet samples (3 s) after which any level is accepted as the new rest
+_FAR = const(250)      # cg: a sample this far from the window's mean is still moving
+_T_HOLD = const(400)   # ms: calm at one level for longer than this may be a held egg
+_T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
+_N_INIT = const(24)    # samples to learn noise and level at start (300 ms)
+_CLAMP = const(3000)   # window deviations are clipped to 30 g (keeps every product a small int)
+_S = const(16)         # fixed point: levels are kept in 1/16 of a centigram
+
+
+class Weigher:
+    def __init__(self, masses=None, pole_g=POLE_G):
+        self._buf = [0] * _W
+        self.set_masses(masses or DEFAULT_MASSES)
+        self.pole_g = pole_g
+        self._pole16 = int(pole_g * 100 * _S)
+        self._pole_now = True
+        self.reset()
+
+    def set_masses(self, masses):
+        """Egg masses per colour in grams (calibration). Any two eggs must outweigh any one."""
+        cols = []
+        for c in masses:
+            cols.append((int(masses[c] * 100 * _S), c))
+        cols.sort()
+        self._cols = cols
+        lo = cols[0][0]
+        gap = 2 * lo - cols[-1][0]  # the lightest pair against the heaviest egg
+        for i in range(1, len(cols)):
+            if cols[i][0] - cols[i - 1][0] < gap:
+                gap = cols[i][0] - cols[i - 1][0]
+        if gap <= 0:
+            raise ValueError("egg masses too close: two eggs must outweigh any single one")
+        tol = gap // 2
+        self._tol = min(tol, 150 * _S)            # half the narrowest gap, at most 1.5 g
+        self._acc = min(tol * 6 // 10, 80 * _S)   # sure when this close to a colour
+        self._two = 2 * lo - self._tol              # two eggs or more from here
+        self.masses = dict(masses)
+
+    def reset(self):
+        """Forget the nest: the next samples (nest full, at rest) are learned as the full nest."""
+        self._state = _INIT
+        self._n = 0
+        self._i = 0
+        self._x1 = 0
+        self._x2 = 0
+        self._mad16 = 0
+        self._level16 = 0
+        self._full16 = 0
+        self._pole_level = self._pole_now
+        self._quiet = 0
+        self.out = 0           # eggs out since the nest was last full (a lower bound after "out": 2)
+        self.busy_since = -1   # t_ms the current disturbance began, -1 at rest
+        self._t_far = 0
+        self._t_settle = 0
+        self.events = 0
+
+    def set_pole(self, seated):
+        """The reed switch's confirmed state: True = pole seated in the bowl."""
+        self._pole_now = bool(seated)
+
+    # ---- queries for the firmware ---------------------------------------------------------
+    @property
+    def ready(self):
+        """The full nest has been learned."""
+        return self._state != _INIT
+
+    @property
+    def at_rest(self):
+        """Settled: no hand, no ring-down. An attempt may start only from here."""
+        return self._state == _IDLE
+
+    def level_g(self):
+        """The settled weight on the cell (grams)."""
+        return self._level16 / (100 * _S)
+
+    def deficit_g(self):
+        """Grams missing from the full nest at the settled level (the pole's state accounted)."""
+        return (self._full_expected() - self._level16) / (100 * _S)
+
+    def is_full(self):
+        """At rest with every egg in the bowl (whether the pole is seated is the reed's business)."""
+        d = self._full_expected() - self._level16
+        return self._state == _IDLE and -self._tol < d < self._tol
+
+    def noise_g(self):
+        """The learned sensor noise (rms grams)."""
+        return self._sigma16() / (100 * _S)
+
+    def _sigma16(self):
+        s = self._mad16 * 8 // 9
+        return s if s > 2 * _S else 2 * _S
+
+    def _full_expected(self):
+        if self._pole_now:
+            return self._full16
+        return self._full16 - self._pole16
+
+    # ---- the sample path --------------------------------------------------------------------
+    def feed(self, t_ms, grams):
+        """One sample (grams, float). Returns None or an event dict."""
+        return self.feed_cg(t_ms, int(grams * 100 + (0.5 if grams >= 0 else -0.5)))
+
+    def feed_cg(self, t_ms, x):
+        """One sample in centigrams (int). Returns None or an event dict."""
+        x1 = self._x1
+        x2 = self._x2
+        n = self._n
+        if n == 0:
+            x1 = x2 = x
+        # noise: mean |dx| at rest, spikes and steps gated out
+        d = x - x1
+        if d < 0:
+            d = -d
+        if self._state == _INIT:
+            if n > 0:
+                self._mad16 += (d * _S - self._mad16) >> 2 if n < 8 else (d * _S - self._mad16) >> 4
+        elif self._state == _IDLE and d * _S < 6 * self._mad16 + 20 * _S:
+            self._mad16 += (d * _S - self._mad16) >> 6
+        # median of 3
+        if x1 < x2:
+            lo, hi = x1, x2
+        else:
+            lo, hi = x2, x1
+        y = x
+        if y > hi:
+            y = hi
+        if y < lo:
+            y = lo
+        self._x2 = x1
+        self._x1 = x
+        self._n = n + 1
+        buf = self._buf
+        i = self._i
+        buf[i] = y
+        i += 1
+        if i == _W:
+            i = 0
+        self._i = i
+        if self._state == _IDLE:
+            return self._idle(t_ms, y)
+        # window statistics (INIT and BUSY): mean and spread, in integers
+        ref = buf[0]
+        s1 = 0
+        s2 = 0
+        for v in buf:
+            v -= ref
+            if v > _CLAMP:
+                v = _CLAMP
+            elif v < -_CLAMP:
+                v = -_CLAMP
+            s1 += v
+            s2 += v * v
+        var_w2 = _W * s2 - s1 * s1           # variance * W^2 (cg^2)
+        mean16 = ref * _S + s1 * _S // _W
+        dev = y * _S - mean16
+        if dev > _FAR * _S or dev < -_FAR * _S:
+            self._t_far = t_ms
+        sig = self._sigma16()
+        q = (3 * sig // 2 + 6 * _S) // _S       # quiet: sd <= 1.5 sigma + 0.06 g
+        quiet = var_w2 <= _W * _W * q * q
+        if self._state == _INIT:
+            if self._n >= _N_INIT and quiet:
+                self._level16 = mean16
+                self._full16 = mean16 if self._pole_now else mean16 + self._pole16
+                self._pole_level = self._pole_now
+                self._state = _IDLE
+            return None
+        if quiet:
+            self._quiet += 1
+            if self._quiet >= _K:
+                return self._judge(t_ms, mean16)
+        else:
+            self._quiet = 0
+        return None
+
+    def _idle(self, t_ms, y):
+        e = y * _S - self._level16
+        sig = self._sigma16()
+        lim = 5 * sig
+        if lim < 50 * _S:
+            lim = 50 * _S
+        if e > lim or e < -lim:
+            self._state = _BUSY
+            self._quiet = 0
+            self.busy_since = t_ms
+            self._t_far = t_ms
+            return None
+        if e < 3 * sig and e > -3 * sig:
+            # auto-zero: follow drift and creep. Just after a decision this mostly refines the
+            # decided level (its window still held some ring-down), which says nothing about the
+            # full nest; later it is drift, which moves the full nest's weight along with it.
+            step = e >> 6
+            self._level16 += step
+            if self.out == 0 or t_ms - self._t_settle > _T_REFINE:
+                self._full16 += step
+        return None
+
+    def _settle(self, t_ms, mean16):
+        self._t_settle = t_ms
+        self._level16 = mean16
+        self._pole_level = self._pole_now
+        self._state = _IDLE
+        self._quiet = 0
+        self.busy_since = -1
+
+    def _judge(self, t_ms, mean16):
+        delta = self._level16 - mean16   # > 0: weight left the bowl
+        if self._pole_level != self._pole_now:
+            delta += self._pole16 if self._pole_now else -self._pole16
+        tol = self._tol
+        acc = self._acc
+        k = self._quiet
+        # sure: calm for long enough to take the nearest fit. quick: an exact fit may be taken at
+        # once, unless the signal has sat near this level, still moving, for a long time: that is
+        # a hand holding an egg half-lifted, calm only in a lull of its tremor.
+        sure = k >= _K_DOUBT
+        quick = t_ms - self._t_far <= _T_HOLD
+        if -tol < delta < tol:
+            # nothing left (a hand that touched, the pole that came or went): settle quietly
+            if -acc < delta < acc or sure:
+                self._settle(t_ms, mean16)
+            return None
+        if delta > 0:
+            if (delta >= self._two + tol and quick) or (delta >= self._two and sure):
+                self._settle(t_ms, mean16)
+                self.out += 2
+                self.events += 1
+                return {"t_ms": t_ms, "out": 2}
+            best = None
+            err = tol
+            for m, c in self._cols:
+                e = delta - m
+                if e < 0:
+                    e = -e
+                if e < err:
+                    err = e
+                    best = c
+            if best is not None and ((err < acc and quick) or sure):
+                self._settle(t_ms, mean16)
+                self.out += 1
+                self.events += 1
+                return {"t_ms": t_ms, "colour": best, "out": 1}
+            if k >= _K_LONG:
+                self._settle(t_ms, mean16)   # no egg fits: a re-zero, never an egg
+            return None
+        # weight came back
+        d_full = self._full_expected() - mean16
+        was_out = self.out > 0 or self._level16 < self._full_expected() - tol
+        if -tol < d_full < tol:
+            if (-acc < d_full < acc and quick) or sure:
+                self._settle(t_ms, mean16)
+                self._full16 = mean16 if self._pole_now else mean16 + self._pole16
+                self.out = 0
+                if was_out:
+                    self.events += 1
+                    return {"t_ms": t_ms, "full": True}
+            return None
+        was_out = self.out > 0 or self._level16 < self._full_expected() - tol
+        if was_out and d_full <= -tol and k >= _K_ADD and -d_full < self._two:
+            # eggs came back and it is heavier than the full nest, by less than two eggs:
+            # every egg is back, and the rest is drift
+            self._settle(t_ms, mean16)
+            self._full16 = mean16 if self._pole_now else mean16 + self._pole16
+            self.out = 0
+            self.events += 1
+            return {"t_ms": t_ms, "full": True}
+        if k >= _K_LONG or (k >= _K_ADD and -delta > self._cols[0][0] - tol and d_full > 0):
+            # some eggs back but not all of them (or a re-zero after a long calm)
+            back = (-delta + self._cols[0][0] // 2) // self._cols[(len(self._cols) - 1) // 2][0]
+            self.out = self.out - back if self.out > back else 0
+            self._settle(t_ms, mean16)
+        return None

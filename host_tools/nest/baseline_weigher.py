@@ -1,0 +1,57 @@
+"""The plain detector the weigher is compared with: "max - min over a window".
+
+Every sample, look at the last `window` raw samples; when their spread (max - min) is under
+`spread_g`, the window's mean is a settled level; a settled level that differs from the last one
+by more than `step_g` is an event: the difference is classified as the nearest egg colour, two
+eggs or more, or (weight back up to the full nest) "full". It knows the pole's state like the
+weigher does, so both are scored on the same footing. Same interface as gulo.weigher.Weigher.
+"""
+
+from gulo.weigher import DEFAULT_MASSES, POLE_G
+
+
+class BaselineWeigher:
+    def __init__(self, masses=None, pole_g=POLE_G, window=10, spread_g=1.0, step_g=0.6):
+        self.masses = dict(masses or DEFAULT_MASSES)
+        self.pole_g = pole_g
+        self.window = window
+        self.spread_g = spread_g
+        self.step_g = step_g
+        self.buf = []
+        self.level = None
+        self.full = None
+        self.pole_now = True
+        self.pole_level = True
+        self.out = 0
+
+    def set_pole(self, seated):
+        self.pole_now = bool(seated)
+
+    def feed(self, t_ms, grams):
+        self.buf.append(grams)
+        if len(self.buf) > self.window:
+            del self.buf[0]
+        if len(self.buf) < self.window or max(self.buf) - min(self.buf) > self.spread_g:
+            return None
+        m = sum(self.buf) / len(self.buf)
+        pole_adj = 0.0 if self.pole_now else self.pole_g
+        if self.level is None:
+            self.level, self.full, self.pole_level = m, m + pole_adj, self.pole_now
+            return None
+        delta = self.level - m
+        if self.pole_level != self.pole_now:
+            delta += self.pole_g if self.pole_now else -self.pole_g
+        if abs(delta) <= self.step_g:
+            return None
+        self.level, self.pole_level = m, self.pole_now
+        if delta < 0:
+            if abs(self.full - pole_adj - m) < 1.0 and self.out:
+                self.out = 0
+                return {"t_ms": t_ms, "full": True}
+            return None
+        if delta >= 2 * min(self.masses.values()) - 1.0:
+            self.out += 2
+            return {"t_ms": t_ms, "out": 2}
+        colour = min(self.masses, key=lambda c: abs(self.masses[c] - delta))
+        self.out += 1
+        return {"t_ms": t_ms, "colour": colour, "out": 1}

@@ -1,0 +1,176 @@
+"""Score egg detectors against the nest model's ground truth.
+
+    .venv/bin/python -m nest.weighscore --traces 300 --seed 1
+
+A *change* is an egg leaving the nest, or several leaving close together: eggs whose departures
+are less than MERGE_MS apart (or overlap) form one change. A change is right when
+- one egg: exactly one event, `out: 1` with its colour;
+- several: either one `out: 1` per egg with the same colours, or an `out: 2` (the game sees an
+  alarm either way), with no `out: 1` of a colour that did not leave.
+Each change owns the events from its first hand (or rolling egg) until the next change or pour-back
+begins, at most WINDOW_MS after its last egg left. Pour-backs expect one `full` event the same way.
+Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*.
+Latency: from the moment the (first) egg is out and the hand has left, to the first event.
+"""
+
+import argparse
+import sys
+
+from nest.baseline_weigher import BaselineWeigher
+from nest.tracegen import run, session
+
+MERGE_MS = 800
+WINDOW_MS = 2000
+
+
+def _changes(truth):
+    outs = sorted((e for e in truth if e["what"] == "out"), key=lambda e: e["t_ms"])
+    changes = []
+    for e in outs:
+        c = changes[-1] if changes else None
+        if c is not None and (e["t_ms"] - c["t_last"] <= MERGE_MS or e["t_in"] < c["t_last"]):
+            c["colours"].append(e["colour"])
+            c["t_last"] = max(c["t_last"], e["t_ms"])
+            c["t_in"] = min(c["t_in"], e["t_in"])
+        else:
+            changes.append({"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
+                            "colours": [e["colour"]]})
+    for e in truth:
+        if e["what"] == "back" and e["eggs"]:
+            changes.append({"kind": "back", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"]})
+    changes.sort(key=lambda c: c["t_in"])
+    for i, c in enumerate(changes):
+        end = c["t_last"] + WINDOW_MS
+        if i + 1 < len(changes) and changes[i + 1]["t_in"] < end:
+            end = changes[i + 1]["t_in"]
+        c["t_end"] = end
+        c["events"] = []
+    return changes
+
+
+def _right(change, evs):
+    colours = change["colours"]
+    if len(colours) == 1:
+        return len(evs) == 1 and evs[0].get("out") == 1 and evs[0].get("colour") == colours[0]
+    if not evs:
+        return False
+    if any(e.get("out") == 2 for e in evs):
+        left = list(colours)
+        for e in evs:
+            if e.get("out") == 1:
+                if e.get("colour") not in left:
+                    return False
+                left.remove(e["colour"])
+        return True
+    return all(e.get("out") == 1 for e in evs) and sorted(e.get("colour") for e in evs) == sorted(colours)
+
+
+def score(truth, events):
+    """Score one trace: returns counts, latencies and the wrong changes (for a closer look)."""
+    changes = _changes(truth)
+    res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
+           "latency": [], "full_latency": [], "wrong": [], "false_events": []}
+    for ev in events:
+        home = None
+        for c in changes:
+            if c["t_in"] <= ev["t_ms"] < c["t_end"]:
+                home = c
+                break
+        if home is None:
+            res["false"] += 1
+            res["false_events"].append(ev)
+        elif home["kind"] == "back":
+            if "full" in ev and not home["events"]:
+                home["events"].append(ev)
+            else:
+                res["false"] += 1
+                res["false_events"].append(ev)
+        elif "out" in ev:
+            home["events"].append(ev)
+        else:
+            res["false"] += 1
+            res["false_events"].append(ev)
+    for c in changes:
+        if c["kind"] == "back":
+            res["fulls"] += 1
+            if c["events"]:
+                res["fulls_right"] += 1
+                res["full_latency"].append(c["events"][0]["t_ms"] - c["t_first"])
+            continue
+        res["changes"] += 1
+        if _right(c, c["events"]):
+            res["right"] += 1
+            res["latency"].append(c["events"][0]["t_ms"] - c["t_first"])
+        else:
+            res["wrong"].append({"t_ms": c["t_first"], "colours": c["colours"], "events": c["events"]})
+    return res
+
+
+def percentile(values, p):
+    """Nearest-rank percentile (p in 0..100) of a non-empty list."""
+    v = sorted(values)
+    k = max(0, min(len(v) - 1, int(round(p / 100.0 * len(v) + 0.5)) - 1))
+    return v[k]
+
+
+def evaluate(make_detector, seeds):
+    """Run a detector over the sessions of `seeds`; returns totals and the per-trace misses."""
+    tot = {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
+           "latency": [], "full_latency": [], "misses": []}
+    for seed in seeds:
+        world, samples = session(seed)
+        r = score(world.truth, run(make_detector(world), samples))
+        tot["traces"] += 1
+        for k in ("changes", "right", "false", "fulls", "fulls_right"):
+            tot[k] += r[k]
+        tot["latency"] += r["latency"]
+        tot["full_latency"] += r["full_latency"]
+        for w in r["wrong"]:
+            tot["misses"].append(("wrong", seed, w))
+        for e in r["false_events"]:
+            tot["misses"].append(("false", seed, e))
+    return tot
+
+
+def summary(tot):
+    lat = tot["latency"] or [0]
+    acc = tot["right"] / tot["changes"] if tot["changes"] else 0.0
+    return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
+            "false": tot["false"], "fulls": tot["fulls"], "fulls_right": tot["fulls_right"],
+            "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat)}
+
+
+def detectors():
+    from gulo.weigher import Weigher
+    return {
+        "weigher": lambda world: Weigher(masses=world.masses, pole_g=world.pole_g),
+        "baseline": lambda world: BaselineWeigher(masses=world.masses, pole_g=world.pole_g),
+    }
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m nest.weighscore", description=__doc__.splitlines()[0])
+    p.add_argument("--traces", type=int, default=300, help="number of generated sessions (default 300)")
+    p.add_argument("--seed", type=int, default=1, help="first seed; sessions use seed .. seed+traces-1")
+    p.add_argument("--detector", choices=["weigher", "baseline", "both"], default="both")
+    p.add_argument("--misses", action="store_true", help="list every wrong change and false event")
+    a = p.parse_args(argv)
+    seeds = range(a.seed, a.seed + a.traces)
+    names = ["weigher", "baseline"] if a.detector == "both" else [a.detector]
+    print("| detector | traces | changes | right | accuracy | false events | full right "
+          "| median ms | p95 ms | max ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in names:
+        tot = evaluate(detectors()[name], seeds)
+        s = summary(tot)
+        print(f"| {name} | {s['traces']} | {s['changes']} | {s['right']} | {100 * s['accuracy']:.2f} % "
+              f"| {s['false']} | {s['fulls_right']}/{s['fulls']} | {s['median_ms']} | {s['p95_ms']} "
+              f"| {s['max_ms']} |")
+        if a.misses:
+            for kind, seed, what in tot["misses"]:
+                print(f"  {name} {kind} seed={seed} {what}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
