@@ -1,0 +1,1 @@
+"""Parametric enclosure of the Gulo Gulo nest (CadQuery). See ASSEMBLY.md."""

@@ -1,0 +1,83 @@
+"""The bowl (nest): a drafted shell with a shallow pole socket, carried on the load cell's free end
+by a pad under its floor. It touches nothing else (tested)."""
+import math
+
+import cadquery as cq
+
+from . import params as P
+from .geom import box, cut_all, cyl, frustum_volume, fuse_all, single_solid
+
+
+def _profile():
+    a = math.radians(P.BOWL_DRAFT_DEG)
+    w = P.BOWL_WALL
+    r_rim = P.BOWL_R_RIM
+    # Rim face square to the wall (no knife edge at the outer rim).
+    rim_out = (r_rim + w * math.cos(a), P.BOWL_RIM_Z - w * math.sin(a))
+    return [
+        (0.0, P.BOWL_Z0),
+        (P.bowl_outer_r(P.BOWL_Z0), P.BOWL_Z0),
+        rim_out,
+        (r_rim, P.BOWL_RIM_Z),
+        (P.BOWL_R_FLOOR, P.BOWL_FLOOR_TOP),
+        (0.0, P.BOWL_FLOOR_TOP),
+    ]
+
+
+def pad_box():
+    """The pad bearing on the cell's free end (+x end), same footprint as the cell's end block."""
+    x1 = P.CELL_L / 2
+    return (x1 - P.CELL_MOUNT_LEN, P.CELL_Y - P.CELL_W / 2, P.CELL_TOP,
+            x1, P.CELL_Y + P.CELL_W / 2, P.BOWL_Z0)
+
+
+def screw_xs():
+    """x of the two screws through the pad into the cell's free end."""
+    x1 = P.CELL_L / 2
+    return (x1 - P.CELL_HOLE_END, x1 - P.CELL_HOLE_END - P.CELL_HOLE_PITCH)
+
+
+def build():
+    shell = (cq.Workplane("XZ").polyline(_profile()).close()
+             .revolve(360, (0, 0, 0), (0, 1, 0)).val())
+    cup = cyl(P.SOCKET_OUTER / 2, P.BOWL_FLOOR_TOP, P.BOWL_FLOOR_TOP + P.SOCKET_DEPTH)
+    pad = box(*pad_box())
+    body = fuse_all(shell, [cup, pad])
+    tools = [cyl(P.SOCKET_BORE / 2, P.BOWL_FLOOR_TOP, P.BOWL_FLOOR_TOP + P.SOCKET_DEPTH + 1)]
+    for x in screw_xs():
+        tools.append(cyl(P.CELL_SCREW_CLEAR / 2, P.CELL_TOP - 1, P.BOWL_Z0, x, P.CELL_Y))
+        tools.append(cyl(P.CELL_SCREW_HEAD / 2, P.BOWL_Z0, P.BOWL_FLOOR_TOP + 1, x, P.CELL_Y))
+    return single_solid(cut_all(body, tools))
+
+
+def expected_volume():
+    """Volume from the parameters alone (Pappus / frustum formulas), for the tests."""
+    a = math.radians(P.BOWL_DRAFT_DEG)
+    w = P.BOWL_WALL
+    outer = frustum_volume(P.bowl_outer_r(P.BOWL_Z0), P.bowl_outer_r(P.BOWL_RIM_Z),
+                           P.BOWL_RIM_Z - P.BOWL_Z0)
+    inner = frustum_volume(P.BOWL_R_FLOOR, P.BOWL_R_RIM, P.BOWL_DEPTH)
+    # The square rim removes a thin ring of triangle section from the outer frustum:
+    # legs w*cos(a) (radial, at z = rim) ... exactly: triangle between rim_in->rim_out chord and
+    # the outer cone's top; Pappus with its centroid radius.
+    r_out_top = P.bowl_outer_r(P.BOWL_RIM_Z)
+    rim_out = (P.BOWL_R_RIM + w * math.cos(a), P.BOWL_RIM_Z - w * math.sin(a))
+    tri = [(P.BOWL_R_RIM, P.BOWL_RIM_Z), (r_out_top, P.BOWL_RIM_Z), rim_out]
+    area = 0.5 * abs((tri[1][0] - tri[0][0]) * (tri[2][1] - tri[0][1])
+                     - (tri[2][0] - tri[0][0]) * (tri[1][1] - tri[0][1]))
+    r_c = sum(p[0] for p in tri) / 3.0
+    rim_cut = 2 * math.pi * r_c * area
+    cup = math.pi / 4 * (P.SOCKET_OUTER ** 2 - P.SOCKET_BORE ** 2) * P.SOCKET_DEPTH
+    x0, y0, z0, x1, y1, z1 = pad_box()
+    pad = (x1 - x0) * (y1 - y0) * (z1 - z0)
+    holes = 2 * (math.pi / 4 * P.CELL_SCREW_CLEAR ** 2 * P.BOWL_STANDOFF_H
+                 + math.pi / 4 * P.CELL_SCREW_HEAD ** 2 * P.BOWL_FLOOR)
+    return outer - inner - rim_cut + cup + pad - holes
+
+
+def cavity_volume():
+    """Volume the eggs can use: the drafted cavity below the rim, minus the socket cup and pole."""
+    inner = frustum_volume(P.BOWL_R_FLOOR, P.BOWL_R_RIM, P.BOWL_DEPTH)
+    cup = math.pi / 4 * P.SOCKET_OUTER ** 2 * P.SOCKET_DEPTH
+    pole = math.pi / 4 * P.POLE_DIA ** 2 * (P.BOWL_DEPTH - P.SOCKET_DEPTH)
+    return inner - cup - pole

@@ -1,0 +1,265 @@
+"""Every dimension of the nest, in millimetres, with where it comes from.
+
+One coordinate frame for the whole assembly: the origin is on the bowl's axis at the underside of
+the base floor, x to the right, y to the back (the USB socket side), z up. Parts are modelled in
+place (assembled position), so clearance tests need no transforms; build.py lays them flat for
+printing only in the exported STL/STEP.
+
+Derived values are computed here (not in the part modules) so that the tests can recompute
+volumes and clearances from the same numbers without asking the CAD kernel.
+
+Measure your own parts before printing: cheap modules vary between sellers. Every figure marked
+ASSUMED is a typical value, not a datasheet guarantee.
+"""
+import math
+
+# --- Printing -----------------------------------------------------------------------------------
+# 0.4 mm nozzle: walls of 4-6 perimeters. The geometry tests require every wall >= MIN_WALL.
+MIN_WALL = 1.6
+WALL = 2.4              # general shell wall (6 perimeters)
+FLOOR = 3.0             # base floor, carries the load cell riser screws
+
+# --- The game's material ------------------------------------------------------------------------
+# Gulo Gulo (Zoch, 2003) eggs are turned wooden eggs. ASSUMED 24 mm x 31 mm (diameter x length):
+# the figure usually quoted by owners; we found no official drawing. Our eggs are ellipsoids of
+# semi-axes 12 x 12 x 15.5. The bowl is sized with margin (see EGG_* checks in the tests) so that
+# eggs up to ~10 % larger still fit.
+EGG_DIA = 24.0
+EGG_LEN = 31.0
+EGG_COUNT = 22          # 5 each of G, Y, R, B and 2 purple (docs/rules.md)
+# The original pole is a wooden stick: ASSUMED 10-12 mm diameter, 180-200 mm long. We model our
+# own pole (a 10 mm beech dowel, or the printed pole part) with a magnet in its foot.
+POLE_DIA = 10.0
+POLE_LEN = 190.0
+
+# --- Magnet and reed switch (pole detection) ----------------------------------------------------
+# 6 x 3 mm N35 neodymium disc magnet in the pole foot; a standard 2.5 x 14 mm glass reed switch
+# (e.g. MKA-14103 class, ~10-25 AT) closes reliably with such a magnet within ~10 mm along its
+# axis. REED_MAX_GAP is the distance budget the tests enforce (magnet face to reed glass).
+MAGNET_DIA = 6.0
+MAGNET_H = 3.0
+MAGNET_TOL = 0.15       # radial clearance of the magnet pocket (press/glue fit)
+REED_GLASS_DIA = 2.5
+REED_GLASS_LEN = 14.0
+REED_TOL = 0.25         # radial/lateral clearance of the reed channel
+REED_MAX_GAP = 10.0
+
+# --- Load cell ----------------------------------------------------------------------------------
+# 1 kg single-point (parallel beam) bar cell, the kind sold with HX711 kits, e.g. the "TAL221"/
+# "YZC-131" style: 80 x 12.7 x 12.7 mm aluminium, two threaded holes at each end on a 15 mm pitch.
+# ASSUMED: M4 holes, hole centres 5 mm and 20 mm from each end (check yours; some use M5).
+CELL_L = 80.0
+CELL_W = 12.7
+CELL_H = 12.7
+CELL_HOLE_PITCH = 15.0
+CELL_HOLE_END = 5.0     # first hole centre from the end
+CELL_SCREW_CLEAR = 4.5  # M4 clearance hole
+CELL_SCREW_HEAD = 8.0   # M4 socket head 7 mm + clearance
+CELL_MOUNT_LEN = 25.0   # length of each end block (holes at 5 and 20 + 5 mm land)
+# The cell sits beside the bowl axis (y offset) so that the reed switch can sit right under the
+# pole. Single-point cells are built for off-centre platform loads, the 16 mm offset is well
+# inside the usual 150 x 150 mm platform rating of a 1 kg cell.
+CELL_Y = 16.0
+CELL_RISER = 5.0        # riser block under the fixed end: room for the free end to deflect
+CELL_Z0 = FLOOR + CELL_RISER          # underside of the cell
+CELL_TOP = CELL_Z0 + CELL_H
+
+# --- Bowl (the nest) ----------------------------------------------------------------------------
+BOWL_WALL = 2.4
+BOWL_FLOOR = 3.0
+BOWL_R_FLOOR = 68.0     # inner radius at the floor
+BOWL_DEPTH = 52.0       # inner depth, floor to rim
+BOWL_DRAFT_DEG = 8.0    # wall leans out: eggs slide to the centre, prints without support
+BOWL_STANDOFF_H = 4.0   # pad under the bowl that bears on the cell's free end
+BOWL_Z0 = CELL_TOP + BOWL_STANDOFF_H  # underside of the bowl floor
+BOWL_FLOOR_TOP = BOWL_Z0 + BOWL_FLOOR
+BOWL_RIM_Z = BOWL_FLOOR_TOP + BOWL_DEPTH
+_TAN = math.tan(math.radians(BOWL_DRAFT_DEG))
+BOWL_R_RIM = BOWL_R_FLOOR + BOWL_DEPTH * _TAN
+# Outer surface offset normal to the drafted wall by BOWL_WALL (so the wall is BOWL_WALL thick).
+BOWL_WALL_DR = BOWL_WALL / math.cos(math.radians(BOWL_DRAFT_DEG))
+
+
+def bowl_inner_r(z):
+    """Inner radius of the bowl at height z (between its floor top and rim)."""
+    return BOWL_R_FLOOR + (z - BOWL_FLOOR_TOP) * _TAN
+
+
+def bowl_outer_r(z):
+    """Outer radius at height z: the outer cone continued down to the bowl's underside."""
+    return bowl_inner_r(z) + BOWL_WALL_DR
+
+
+# Pole socket: a shallow cup, NOT a deep hole: in the real game the pole must fall when the eggs
+# are disturbed. The foot only locates the pole over the reed switch.
+SOCKET_TOL = 0.3        # radial clearance pole/socket (wood swells; printed holes shrink)
+SOCKET_BORE = POLE_DIA + 2 * SOCKET_TOL
+SOCKET_DEPTH = 5.0
+SOCKET_WALL = 2.4
+SOCKET_OUTER = SOCKET_BORE + 2 * SOCKET_WALL
+# Screws from inside the bowl into the cell's free end: counterbored into floor + standoff.
+BOWL_CBORE_DEPTH = 3.0
+
+# --- Base and lid -------------------------------------------------------------------------------
+BASE_W = 240.0          # x
+BASE_D = 270.0          # y
+BASE_Y0 = -145.0        # front edge (buttons in front, USB at the back)
+BASE_CORNER_R = 12.0
+LID_T = 4.0
+BASE_H = 66.0           # floor underside to lid underside
+LID_Z0 = BASE_H
+LID_TOP = BASE_H + LID_T
+LID_LIP_H = 4.0         # locating lip under the lid, inside the base wall
+LID_LIP_T = 2.0
+LID_LIP_GAP = 0.3       # clearance lip / base wall
+LID_OPENING_GAP = 3.0   # radial gap bowl / lid opening at lid height (>= 1 mm is required)
+LID_OPENING_R = bowl_outer_r(LID_TOP) + LID_OPENING_GAP
+# Corner screw bosses (M3 x 10 self-tapping into a 2.5 mm pilot).
+BOSS_DIA = 9.0
+BOSS_PILOT = 2.5
+BOSS_INSET = 14.0       # boss centre from the outer walls (clear of the lid's lip)
+LID_SCREW_CLEAR = 3.4
+BOSS_DEPTH = 12.0       # pilot hole depth
+
+# --- LED path -----------------------------------------------------------------------------------
+# 23 path tiles + deck + status = board.LED_COUNT pixels. The ring is too tight for a 30/m strip
+# and too loose for a 60/m one, so we use single WS2812B pixels on 10 mm round PCBs (sold as
+# chainable "WS2812B 5050 with heatsink PCB"), wired in one daisy chain under the lid.
+LED_RING_R = 98.0
+LED_PATH_COUNT = 23     # checked against firmware/gulo/board.py by the tests
+LED_PCB_DIA = 10.0
+LED_PCB_H = 3.0         # PCB 1.6 + LED 1.6 (ASSUMED; 3.2 with solder)
+LED_TOL = 0.2           # radial clearance in its holder ring
+LED_HOLDER_WALL = 1.8
+LED_HOLDER_H = 3.0
+TILE = 14.0             # square diffuser tile, printed in natural PETG/PLA
+TILE_T = 2.0
+TILE_TOL = 0.2          # per side
+TILE_SEAT_DEPTH = 2.0   # tile sits flush with the lid top
+LIGHT_HOLE = 8.0        # round light opening under the tile: the 5 x 5 mm LED shows through,
+                        # the 10 mm PCB bears on a 1 mm ring around it
+LED_PATH_START_DEG = -60.0  # tile 1; the path runs counter-clockwise seen from above
+# Deck and status pixels: their own tiles at the front corners.
+DECK_XY = (-92.0, -118.0)
+STATUS_XY = (92.0, -118.0)
+
+# --- Buttons ------------------------------------------------------------------------------------
+# 16 mm panel-mount momentary push buttons (hole 16 mm, M16 thread, panel <= 8 mm, body ~25 mm
+# below the panel with the solder lugs), in the children's colours. ASSUMED body dia 16 mm.
+BUTTON_DIA = 16.0
+BUTTON_TOL = 0.25       # radial
+BUTTON_BODY_DEPTH = 28.0
+BUTTON_Y = -122.0
+# Left to right on the front edge; names match board.PINS. REVEAL in the middle, MENU apart.
+BUTTONS = (
+    ("BUTTON_GREEN", -60.0),
+    ("BUTTON_YELLOW", -35.0),
+    ("BUTTON_REVEAL", 0.0),
+    ("BUTTON_RED", 35.0),
+    ("BUTTON_BLUE", 60.0),
+)
+BUTTON_MENU_XY = (95.0, -95.0)
+
+# --- Electronics pockets ------------------------------------------------------------------------
+# ESP32-DevKitC V4: PCB 54.4 x 27.9 mm (Espressif board outline; Wokwi's model 27.9 x 56.6 incl.
+# the USB overhang). Header pins under the board ~8.5 mm, module + USB ~6 mm above.
+ESP_L = 54.4
+ESP_W = 27.9
+ESP_PCB = 1.6
+ESP_BELOW = 8.5
+ESP_ABOVE = 6.0
+ESP_TOL = 0.3           # per side
+ESP_POST = 10.0         # the board rests on two rails this tall: the pins hang clear of the floor
+# The header rows run 1.2 mm from both long edges almost end to end, so the board cannot sit on
+# corner posts: two rails run under its bare middle, a low U-frame (+ the back wall) holds it.
+RAIL_W = 2.4
+RAIL_X = 7.0            # rail centres at +-RAIL_X from the board's centre line
+FRAME_WALL = 2.0
+FRAME_ABOVE = 2.0       # frame top above the PCB's top face
+PIN_ROW_W = 2.6         # envelope of one header row (0.64 mm pins, 2.54 mm plastic)
+# USB at the back wall: the micro-USB plug's overmold is ~11 x 8 mm.
+USB_HOLE_W = 13.0
+USB_HOLE_H = 10.0
+# Pocket placement: the board lies along y with its USB end against the back wall.
+ESP_X = 70.0
+ESP_USB_GAP = ESP_TOL   # board edge to inner back wall: the wall is the pocket's 4th side
+# HX711 breakout: ASSUMED 38 x 21 mm ("large" green board; the 34 x 21 / 24 x 16 boards also fit).
+HX_L = 38.0
+HX_W = 21.0
+HX_PCB = 1.6
+HX_BELOW = 3.0          # solder joints
+HX_ABOVE = 9.0          # header pins and chip
+HX_TOL = 0.3
+HX_XY = (-75.0, 70.0)  # long side along x
+HX_POST = 5.0           # rail height: solder joints clear the floor
+
+# --- Reed tower ---------------------------------------------------------------------------------
+REED_GAP = 2.0          # tower top to bowl underside (>= 1 mm required)
+TOWER_W = 8.0           # y
+TOWER_L = 24.0          # x
+REED_Z_TOP = BOWL_Z0 - REED_GAP   # top of the tower; the reed lies in a channel cut into it
+
+# --- Feet ---------------------------------------------------------------------------------------
+# Printed TPU feet pressed into the base underside; their pads keep the nest from sliding.
+FOOT_DIA = 18.0
+FOOT_H = 4.0
+FOOT_PEG_DIA = 6.0
+FOOT_PEG_H = 2.8
+FOOT_TOL = 0.15         # radial clearance of the peg
+FOOT_BOSS_DIA = 14.0    # floor thickening above each foot
+FOOT_BOSS_H = 3.0
+FOOT_INSET = 26.0       # foot centre from the outer walls
+FOOT_HOLE_DEPTH = 3.0
+
+# --- Cable routing ------------------------------------------------------------------------------
+# Zip-tie bridges on the floor: a block with a 4 x 2 mm tunnel for a 3.6 mm tie.
+TIE_BRIDGE = (12.0, 8.0, 5.0)  # x, y, z
+TIE_SLOT = (12.0, 4.0, 2.0)
+TIE_BRIDGES_XY = ((-60.0, -40.0), (60.0, 40.0), (-20.0, 95.0), (30.0, -95.0))
+
+
+def foot_centres():
+    x = BASE_W / 2 - FOOT_INSET
+    y0, y1 = BASE_Y0 + FOOT_INSET, BASE_Y0 + BASE_D - FOOT_INSET
+    return [(-x, y0), (x, y0), (-x, y1), (x, y1)]
+
+
+def boss_centres():
+    x = BASE_W / 2 - BOSS_INSET
+    y0, y1 = BASE_Y0 + BOSS_INSET, BASE_Y0 + BASE_D - BOSS_INSET
+    return [(-x, y0), (x, y0), (-x, y1), (x, y1)]
+
+
+def led_path_xy():
+    """Centres of the 23 path tiles, tile 1 first, counter-clockwise seen from above."""
+    pts = []
+    for i in range(LED_PATH_COUNT):
+        a = math.radians(LED_PATH_START_DEG + i * 360.0 / (LED_PATH_COUNT + 1))
+        pts.append((LED_RING_R * math.cos(a), LED_RING_R * math.sin(a)))
+    return pts
+
+
+def led_xy():
+    """All LED tile centres in strip order: path tiles, deck, status (as in board.py)."""
+    return led_path_xy() + [DECK_XY, STATUS_XY]
+
+
+def button_xy():
+    """(name, (x, y)) of every button."""
+    return [(n, (x, BUTTON_Y)) for n, x in BUTTONS] + [("BUTTON_MENU", BUTTON_MENU_XY)]
+
+
+def esp_box():
+    """(xmin, ymin, zmin, xmax, ymax, zmax) of the DevKitC envelope (pins to module top)."""
+    ymax = BASE_Y0 + BASE_D - WALL - ESP_USB_GAP
+    z_pcb = FLOOR + ESP_POST
+    return (ESP_X - ESP_W / 2, ymax - ESP_L, z_pcb - ESP_BELOW,
+            ESP_X + ESP_W / 2, ymax, z_pcb + ESP_PCB + ESP_ABOVE)
+
+
+def hx_box():
+    """Envelope of the HX711 board resting on its corner posts."""
+    x, y = HX_XY
+    z_pcb = FLOOR + HX_POST
+    return (x - HX_L / 2, y - HX_W / 2, z_pcb - HX_BELOW,
+            x + HX_L / 2, y + HX_W / 2, z_pcb + HX_PCB + HX_ABOVE)
