@@ -7,7 +7,7 @@ _count = [0]
 
 def scratch_dir():
     try:
-        import tempfile
+        import tempfile  # type: ignore[import-not-found]  # CPython only; absent on the board
     except ImportError:
         tempfile = None
     if tempfile is not None:
