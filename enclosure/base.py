@@ -4,7 +4,8 @@ zip-tie bridges and the sockets of the feet. The lid (lid.py) closes it."""
 import math
 
 from . import params as P
-from .geom import box, cut_all, cyl, fuse_all, rounded_box, rounded_rect_area, single_solid
+from .bowl import countersink
+from .geom import box, cut_all, cyl, frustum_volume, fuse_all, rounded_box, rounded_rect_area, single_solid
 
 YC = P.BASE_Y0 + P.BASE_D / 2     # centre of the footprint
 Y_BACK_IN = P.BASE_Y0 + P.BASE_D - P.WALL
@@ -12,7 +13,7 @@ Y_BACK_IN = P.BASE_Y0 + P.BASE_D - P.WALL
 
 def riser_box():
     x0 = -P.CELL_L / 2
-    return (x0, P.CELL_Y - P.CELL_W / 2, P.FLOOR, x0 + P.CELL_MOUNT_LEN, P.CELL_Y + P.CELL_W / 2,
+    return (x0, P.CELL_Y - P.CELL_W / 2, P.FLOOR, x0 + P.PAD_LEN, P.CELL_Y + P.CELL_W / 2,
             P.CELL_Z0)
 
 
@@ -108,7 +109,7 @@ def build():
     tools = [box(*reed_channel_box()), box(*usb_hole_box())] + slots
     for x in riser_screw_xs():
         tools.append(cyl(P.CELL_SCREW_CLEAR / 2, -1, P.CELL_Z0 + 1, x, P.CELL_Y))
-        tools.append(cyl(P.CELL_SCREW_HEAD / 2, -1, P.FLOOR, x, P.CELL_Y))
+        tools.append(countersink(x, P.CELL_Y, 0.0, up=False))
     tools += [cyl(P.BOSS_PILOT / 2, P.BASE_H - P.BOSS_DEPTH, P.BASE_H + 1, x, y)
               for x, y in P.boss_centres()]
     tools += [cyl(P.FOOT_PEG_DIA / 2 + P.FOOT_TOL, -1, P.FOOT_HOLE_DEPTH, x, y)
@@ -137,7 +138,8 @@ def expected_volume():
         block, _slot = tie_bridge_boxes(x, y)
         v += _vol(block) - P.TIE_SLOT[0] * P.TIE_SLOT[1] * P.TIE_SLOT[2]
     # Riser screws: clearance hole through the riser, head counterbore through the floor.
-    v -= 2 * math.pi / 4 * (P.CELL_SCREW_CLEAR ** 2 * P.CELL_RISER + P.CELL_SCREW_HEAD ** 2 * P.FLOOR)
+    v -= 2 * (frustum_volume(P.CSK_DIA / 2, P.CELL_SCREW_CLEAR / 2, P.CSK_DEPTH)
+              + math.pi / 4 * P.CELL_SCREW_CLEAR ** 2 * (P.FLOOR - P.CSK_DEPTH + P.CELL_RISER))
     # USB hole through the back wall only.
     u = usb_hole_box()
     v -= (u[3] - u[0]) * P.WALL * (u[5] - u[2])

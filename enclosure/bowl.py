@@ -27,7 +27,7 @@ def _profile():
 def pad_box():
     """The pad bearing on the cell's free end (+x end), same footprint as the cell's end block."""
     x1 = P.CELL_L / 2
-    return (x1 - P.CELL_MOUNT_LEN, P.CELL_Y - P.CELL_W / 2, P.CELL_TOP,
+    return (x1 - P.PAD_LEN, P.CELL_Y - P.CELL_W / 2, P.CELL_TOP,
             x1, P.CELL_Y + P.CELL_W / 2, P.BOWL_Z0)
 
 
@@ -35,6 +35,17 @@ def screw_xs():
     """x of the two screws through the pad into the cell's free end."""
     x1 = P.CELL_L / 2
     return (x1 - P.CELL_HOLE_END, x1 - P.CELL_HOLE_END - P.CELL_HOLE_PITCH)
+
+
+def countersink(x, y, z_face, up):
+    """90 deg countersink cone for an M4 flat head, opening at the face z_face (facing up or down)."""
+    r0, r1 = P.CSK_DIA / 2, P.CELL_SCREW_CLEAR / 2
+    h = P.CSK_DEPTH
+    if up:   # wide end at the top face, narrowing downwards; a 0.5 mm collar above the face
+        cone = cq.Solid.makeCone(r1, r0, h, cq.Vector(x, y, z_face - h))
+        return cone.fuse(cyl(r0, z_face, z_face + 0.5, x, y))
+    cone = cq.Solid.makeCone(r0, r1, h, cq.Vector(x, y, z_face))
+    return cone.fuse(cyl(r0, z_face - 0.5, z_face, x, y))
 
 
 def build():
@@ -45,8 +56,8 @@ def build():
     body = fuse_all(shell, [cup, pad])
     tools = [cyl(P.SOCKET_BORE / 2, P.BOWL_FLOOR_TOP, P.BOWL_FLOOR_TOP + P.SOCKET_DEPTH + 1)]
     for x in screw_xs():
-        tools.append(cyl(P.CELL_SCREW_CLEAR / 2, P.CELL_TOP - 1, P.BOWL_Z0, x, P.CELL_Y))
-        tools.append(cyl(P.CELL_SCREW_HEAD / 2, P.BOWL_Z0, P.BOWL_FLOOR_TOP + 1, x, P.CELL_Y))
+        tools.append(cyl(P.CELL_SCREW_CLEAR / 2, P.CELL_TOP - 1, P.BOWL_FLOOR_TOP + 1, x, P.CELL_Y))
+        tools.append(countersink(x, P.CELL_Y, P.BOWL_FLOOR_TOP, up=True))
     return single_solid(cut_all(body, tools))
 
 
@@ -70,8 +81,9 @@ def expected_volume():
     cup = math.pi / 4 * (P.SOCKET_OUTER ** 2 - P.SOCKET_BORE ** 2) * P.SOCKET_DEPTH
     x0, y0, z0, x1, y1, z1 = pad_box()
     pad = (x1 - x0) * (y1 - y0) * (z1 - z0)
-    holes = 2 * (math.pi / 4 * P.CELL_SCREW_CLEAR ** 2 * P.BOWL_STANDOFF_H
-                 + math.pi / 4 * P.CELL_SCREW_HEAD ** 2 * P.BOWL_FLOOR)
+    holes = 2 * (frustum_volume(P.CSK_DIA / 2, P.CELL_SCREW_CLEAR / 2, P.CSK_DEPTH)
+                 + math.pi / 4 * P.CELL_SCREW_CLEAR ** 2
+                 * (P.BOWL_FLOOR - P.CSK_DEPTH + P.BOWL_STANDOFF_H))
     return outer - inner - rim_cut + cup + pad - holes
 
 

@@ -45,17 +45,26 @@ REED_TOL = 0.25         # radial/lateral clearance of the reed channel
 REED_MAX_GAP = 10.0
 
 # --- Load cell ----------------------------------------------------------------------------------
-# 1 kg single-point (parallel beam) bar cell, the kind sold with HX711 kits, e.g. the "TAL221"/
+# 1 kg single-point (parallel beam) bar cell, the kind sold with HX711 kits, e.g. the "TAL220"/
 # "YZC-131" style: 80 x 12.7 x 12.7 mm aluminium, two threaded holes at each end on a 15 mm pitch.
-# ASSUMED: M4 holes, hole centres 5 mm and 20 mm from each end (check yours; some use M5).
+# ASSUMED: M4 holes with centres 4 mm and 19 mm from each end, and the strain-gauged flexure (the
+# "binocular" holes) no closer than CELL_MOUNT_LEN to either end. Measure yours and change these:
+# the tests then tell you whether the pads still clear the flexure.
 CELL_L = 80.0
 CELL_W = 12.7
 CELL_H = 12.7
 CELL_HOLE_PITCH = 15.0
-CELL_HOLE_END = 5.0     # first hole centre from the end
-CELL_SCREW_CLEAR = 4.5  # M4 clearance hole
-CELL_SCREW_HEAD = 8.0   # M4 socket head 7 mm + clearance
-CELL_MOUNT_LEN = 25.0   # length of each end block (holes at 5 and 20 + 5 mm land)
+CELL_HOLE_END = 4.0     # first hole centre from the end
+CELL_MOUNT_LEN = 25.0   # end block (solid aluminium) length: the flexure lies between the blocks
+CELL_SCREW_CLEAR = 4.5  # M4 clearance hole (ISO 273 medium)
+# M4 countersunk screws (ISO 10642, head 8.96 mm max, 90 deg): flush inside the bowl and under
+# the base, and the pad around the hole keeps its full section (no counterbore undercut).
+CSK_DIA = 9.0
+CSK_DEPTH = (CSK_DIA - CELL_SCREW_CLEAR) / 2   # 90 deg cone
+# The bowl's pad and the base's riser bear on the end blocks only, stopping FLEX_CLEAR short of
+# the flexure (tested >= 1 mm): anything touching the flexure would steal part of the load.
+FLEX_CLEAR = 1.5
+PAD_LEN = CELL_MOUNT_LEN - FLEX_CLEAR
 # The cell sits beside the bowl axis (y offset) so that the reed switch can sit right under the
 # pole. Single-point cells are built for off-centre platform loads, the 16 mm offset is well
 # inside the usual 150 x 150 mm platform rating of a 1 kg cell.
@@ -97,8 +106,6 @@ SOCKET_BORE = POLE_DIA + 2 * SOCKET_TOL
 SOCKET_DEPTH = 5.0
 SOCKET_WALL = 2.4
 SOCKET_OUTER = SOCKET_BORE + 2 * SOCKET_WALL
-# Screws from inside the bowl into the cell's free end: counterbored into floor + standoff.
-BOWL_CBORE_DEPTH = 3.0
 
 # --- Base and lid -------------------------------------------------------------------------------
 BASE_W = 240.0          # x
