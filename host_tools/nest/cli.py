@@ -11,6 +11,8 @@ from nest.errors import NestError
 COMMANDS = [
     "nest.cmd_replay",
     "nest.cmd_play",
+    "nest.cmd_ports",
+    "nest.cmd_flash",
 ]
 
 

@@ -1,0 +1,125 @@
+"""Finding the board: serial ports with their USB identity, and the one to use.
+
+Every command that talks to a board calls `pick_port(args.port)`: an explicit port wins; otherwise
+the board is picked when exactly one ESP32-like port is present (a USB bridge chip known to sit on
+ESP32 boards, or a running virtual board); otherwise a clear error lists what was seen.
+"""
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from nest.errors import NestError
+
+# USB bridges found on ESP32 boards (VID, PID) -> chip. The DevKitC carries a CP2102(N);
+# clones use CH340/CH9102; Espressif's own USB (S2/S3/C3...) shows as 303A.
+BRIDGES = {
+    (0x10C4, 0xEA60): "Silicon Labs CP210x",
+    (0x1A86, 0x7523): "WCH CH340",
+    (0x1A86, 0x55D4): "WCH CH9102",
+    (0x1A86, 0x55D3): "WCH CH343",
+    (0x0403, 0x6001): "FTDI FT232R",
+    (0x0403, 0x6010): "FTDI FT2232",
+    (0x0403, 0x6015): "FTDI FT231X",
+    (0x303A, 0x1001): "Espressif USB-Serial/JTAG",
+    (0x303A, 0x4001): "Espressif USB (TinyUSB)",
+}
+
+
+@dataclass
+class Port:
+    device: str
+    vid: int | None = None
+    pid: int | None = None
+    serial_number: str | None = None
+    description: str = ""
+    virtual: bool = False
+
+    @property
+    def bridge(self):
+        if self.virtual:
+            return "virtual board"
+        return BRIDGES.get((self.vid, self.pid))
+
+    @property
+    def esp32_like(self):
+        return self.bridge is not None
+
+    def line(self):
+        usb = f"{self.vid:04X}:{self.pid:04X}" if self.vid is not None else "-"
+        return (f"{self.device:<16} {usb:<10} {self.serial_number or '-':<18} "
+                f"{self.bridge or '(not an ESP32 bridge)':<28} {self.description}")
+
+
+def virtual_board_dir():
+    """Where running virtual boards (`nest sim`) announce themselves, one JSON file each."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    return Path(base) / f"gulo-nest-{os.getuid()}"
+
+
+def announce_virtual_board(port, **extra):
+    """Called by a running virtual board: returns the file to delete when it stops."""
+    folder = virtual_board_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{os.getpid()}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"port": port, "pid": os.getpid(), **extra}))
+    tmp.replace(path)
+    return path
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def virtual_boards():
+    """Ports of the virtual boards running now (stale announcements are cleaned up)."""
+    found = []
+    folder = virtual_board_dir()
+    for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            info = json.loads(f.read_text())
+            pid, port = int(info["pid"]), info["port"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if _alive(pid) and os.path.exists(port):
+            found.append(Port(port, description=f"nest sim (pid {pid})", virtual=True))
+        else:
+            f.unlink(missing_ok=True)
+    return found
+
+
+def list_ports(comports=None):
+    """Every serial port: USB ones with VID/PID and serial number, then virtual boards.
+    `comports` is pyserial's `serial.tools.list_ports.comports` (injectable for tests)."""
+    if comports is None:
+        from serial.tools.list_ports import comports
+    ports = [Port(p.device, p.vid, p.pid, p.serial_number, p.description or "")
+             for p in comports()]
+    return sorted(ports, key=lambda p: p.device) + virtual_boards()
+
+
+def pick_port(explicit=None, comports=None):
+    """The port to talk to. NestError when there is no board or more than one."""
+    if explicit:
+        if not explicit.startswith(("rfc2217:", "socket:")) and not os.path.exists(explicit):
+            raise NestError(f"port {explicit} does not exist (see `nest ports`)")
+        return explicit
+    ports = list_ports(comports)
+    boards = [p for p in ports if p.esp32_like]
+    if len(boards) == 1:
+        return boards[0].device
+    if not boards:
+        seen = ", ".join(p.device for p in ports) or "none"
+        raise NestError("no ESP32 board found: plug it in with a data USB cable, or start a virtual "
+                        f"one with `nest sim` (serial ports seen: {seen})")
+    listing = "\n  ".join(p.line() for p in boards)
+    raise NestError(f"{len(boards)} ESP32 boards found; choose one with --port:\n  {listing}")
