@@ -28,7 +28,7 @@
 try:
     from micropython import const
 except ImportError:  # CPython: const is only a compile-time hint
-    def const(x):
+    def const(x):  # type: ignore[misc]  # same contract as micropython.const
         return x
 
 DEFAULT_MASSES = {"G": 10.0, "P": 12.0, "Y": 14.0, "R": 16.0, "B": 18.0}
