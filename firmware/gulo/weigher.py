@@ -39,6 +39,8 @@ _IDLE = const(1)
 _BUSY = const(2)
 
 _W = const(8)          # stability window: 8 samples = 100 ms at 80 SPS
+_QA = const(10)        # quiet threshold: window sd <= _QA/10 sigma + _QB centigrams
+_QB = const(5)
 _K = const(5)          # consecutive quiet windows before a level is a candidate
 _K_DOUBT = const(20)   # more quiet samples for a level between two colours (250 ms)
 _K_ADD = const(48)     # quiet samples before weight added that is not a full nest is accepted
@@ -78,6 +80,7 @@ class Weigher:
         self._tol = min(tol, 150 * _S)            # half the narrowest gap, at most 1.5 g
         self._acc = min(tol * 6 // 10, 80 * _S)   # sure when this close to a colour
         self._two = 2 * lo - self._tol              # two eggs or more from here
+        self._zero = self._acc // 2                 # back at the old level
         self.masses = dict(masses)
 
     def reset(self):
@@ -87,7 +90,7 @@ class Weigher:
         self._i = 0
         self._x1 = 0
         self._x2 = 0
-        self._mad16 = 0
+        self._mad16 = 0        # median |dx| between raw samples, in 1/16 cg
         self._level16 = 0
         self._full16 = 0
         self._pole_level = self._pole_now
@@ -96,11 +99,20 @@ class Weigher:
         self.busy_since = -1   # t_ms the current disturbance began, -1 at rest
         self._t_far = 0
         self._t_settle = 0
+        self._t_last = 0
         self.events = 0
 
     def set_pole(self, seated):
-        """The reed switch's confirmed state: True = pole seated in the bowl."""
-        self._pole_now = bool(seated)
+        """The reed switch's confirmed state: True = pole seated in the bowl. Call it whenever
+        the reed is read (cheap); a change restarts the wait for a settled level, since the reed
+        switches before the pole's mass has finished moving."""
+        seated = bool(seated)
+        if seated != self._pole_now:
+            self._pole_now = seated
+            self._quiet = 0
+            if self._state == _IDLE:
+                self._state = _BUSY
+                self._t_far = self.busy_since = self._t_last
 
     # ---- queries for the firmware ---------------------------------------------------------
     @property
@@ -131,7 +143,7 @@ class Weigher:
         return self._sigma16() / (100 * _S)
 
     def _sigma16(self):
-        s = self._mad16 * 8 // 9
+        s = self._mad16 + self._mad16 // 21   # median |dx| = 0.954 sigma
         return s if s > 2 * _S else 2 * _S
 
     def _full_expected(self):
@@ -146,6 +158,7 @@ class Weigher:
 
     def feed_cg(self, t_ms, x):
         """One sample in centigrams (int). Returns None or an event dict."""
+        self._t_last = t_ms
         x1 = self._x1
         x2 = self._x2
         n = self._n
@@ -156,10 +169,14 @@ class Weigher:
         if d < 0:
             d = -d
         if self._state == _INIT:
+            # a quick start: mean |dx| scaled to the median's (0.845 for gaussian noise)
             if n > 0:
-                self._mad16 += (d * _S - self._mad16) >> 2 if n < 8 else (d * _S - self._mad16) >> 4
-        elif self._state == _IDLE and d * _S < 6 * self._mad16 + 20 * _S:
-            self._mad16 += (d * _S - self._mad16) >> 6
+                self._mad16 += (d * 27 // 2 - self._mad16) >> (2 if n < 8 else 4)
+        elif self._state == _IDLE:
+            # then a running median of |dx|: a hand's tremor or a spike can move it only a
+            # step at a time, so a touch never teaches the weigher that the cell is noisy
+            step = (self._mad16 >> 5) + 1
+            self._mad16 += step if d * _S > self._mad16 else -step
         # median of 3
         if x1 < x2:
             lo, hi = x1, x2
@@ -200,7 +217,7 @@ class Weigher:
         if dev > _FAR * _S or dev < -_FAR * _S:
             self._t_far = t_ms
         sig = self._sigma16()
-        q = (3 * sig // 2 + 6 * _S) // _S       # quiet: sd <= 1.5 sigma + 0.06 g
+        q = (_QA * sig // 10 + _QB * _S) // _S   # quiet: sd <= 1.0 sigma + 0.05 g
         quiet = var_w2 <= _W * _W * q * q
         if self._state == _INIT:
             if self._n >= _N_INIT and quiet:
@@ -233,10 +250,9 @@ class Weigher:
             # auto-zero: follow drift and creep. Just after a decision this mostly refines the
             # decided level (its window still held some ring-down), which says nothing about the
             # full nest; later it is drift, which moves the full nest's weight along with it.
-            step = e >> 6
+            step = e >> 5 if t_ms - self._t_settle < _T_REFINE else e >> 9
             self._level16 += step
-            if self.out == 0 or t_ms - self._t_settle > _T_REFINE:
-                self._full16 += step
+            self._full16 += step
         return None
 
     def _settle(self, t_ms, mean16):
@@ -260,9 +276,13 @@ class Weigher:
         sure = k >= _K_DOUBT
         quick = t_ms - self._t_far <= _T_HOLD
         if -tol < delta < tol:
-            # nothing left (a hand that touched, the pole that came or went): settle quietly
-            if -acc < delta < acc or sure:
-                self._settle(t_ms, mean16)
+            # nothing left (a hand that touched, the pole that came or went): settle quietly,
+            # but only close to the old level: a hand resting still on the eggs is not a rest
+            if -self._zero < delta < self._zero or k >= _K_LONG:
+                # keep the old level (the hand's last touch says nothing about the rest), unless
+                # the pole came or went or it has been calm for long
+                same = k < _K_LONG and self._pole_level == self._pole_now
+                self._settle(self._t_settle, self._level16 if same else mean16)
             return None
         if delta > 0:
             if (delta >= self._two + tol and quick) or (delta >= self._two and sure):
