@@ -303,7 +303,7 @@ class Weigher:
                 self._settle(t_ms, mean16)
                 self.out += 1
                 self.events += 1
-                return {"t_ms": t_ms, "colour": best, "out": 1}
+                return {"t_ms": t_ms, "out": 1, "colour": best}
             if k >= _K_LONG:
                 self._settle(t_ms, mean16)   # no egg fits: a re-zero, never an egg
             return None

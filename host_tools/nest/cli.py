@@ -13,6 +13,7 @@ COMMANDS = [
     "nest.cmd_play",
     "nest.cmd_ports",
     "nest.cmd_flash",
+    "nest.cmd_weigh",
 ]
 
 

@@ -543,7 +543,7 @@ class NestWorld:
 
     def sample_times(self, t_from, t_to):
         """Sample instants (integer ms) of an HX711 at `sps` from t_from (inclusive) to t_to."""
-        out = []
+        out = []  # type: list[int]
         k = 0
         while True:
             t = t_from + (k * 1000) // self.sps

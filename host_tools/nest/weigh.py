@@ -1,0 +1,105 @@
+"""Load-cell traces on the host: read and check a trace file, run the device's weigher over it.
+
+A trace is CSV with the header `t_ms,grams` (or `t_ms,grams,pole`), one HX711 sample per row,
+starting with the full nest at rest: `t_ms` an integer that never goes back, `grams` a finite
+number, `pole` 1 (seated) or 0 when the reed switch was recorded too.
+"""
+
+import math
+
+from gulo.weigher import DEFAULT_MASSES, POLE_G, Weigher
+from nest.errors import NestError
+
+
+def parse_masses(text):
+    """`G=10,P=12,...` -> masses dict (the defaults for colours not given)."""
+    masses = dict(DEFAULT_MASSES)
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        colour, sep, value = part.partition("=")
+        colour = colour.strip().upper()
+        if not sep or colour not in DEFAULT_MASSES:
+            raise NestError(f"--masses: {part!r} is not COLOUR=GRAMS with COLOUR one of "
+                            f"{' '.join(DEFAULT_MASSES)}", status=2)
+        try:
+            g = float(value)
+        except ValueError:
+            raise NestError(f"--masses: {part!r}: {value.strip()!r} is not a number", status=2) from None
+        if not (math.isfinite(g) and 0 < g < 1000):
+            raise NestError(f"--masses: {part!r}: a mass must be between 0 and 1000 g", status=2)
+        masses[colour] = g
+    return masses
+
+
+def read_trace(path):
+    """Read a trace file -> [(t_ms, grams, pole or None), ...]; NestError naming FILE:LINE."""
+    try:
+        f = open(path, encoding="utf-8", newline="")
+    except OSError as e:
+        raise NestError(f"{path}: cannot read: {e.strerror}", status=2) from None
+    samples = []
+    with f:
+        try:
+            lines = f.read().splitlines()
+        except UnicodeDecodeError:
+            raise NestError(f"{path}: not a text file (UTF-8 CSV expected)", status=2) from None
+    if not lines:
+        raise NestError(f"{path}:1: empty file, expected the header t_ms,grams", status=2)
+    header = [h.strip() for h in lines[0].lstrip("\ufeff").split(",")]
+    if header not in (["t_ms", "grams"], ["t_ms", "grams", "pole"]):
+        raise NestError(f"{path}:1: header must be t_ms,grams (or t_ms,grams,pole), got {lines[0]!r}",
+                        status=2)
+    ncol = len(header)
+    last_t = None
+    for n, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = [c.strip() for c in line.split(",")]
+        where = f"{path}:{n}"
+        if len(cells) != ncol:
+            raise NestError(f"{where}: expected {ncol} values ({','.join(header)}), got {len(cells)}",
+                            status=2)
+        try:
+            t = int(cells[0])
+        except ValueError:
+            raise NestError(f"{where}: t_ms {cells[0]!r} is not an integer", status=2) from None
+        try:
+            g = float(cells[1])
+        except ValueError:
+            raise NestError(f"{where}: grams {cells[1]!r} is not a number", status=2) from None
+        if not math.isfinite(g) or abs(g) > 1e6:
+            raise NestError(f"{where}: grams {cells[1]!r} is not a plausible reading", status=2)
+        if last_t is not None and t < last_t:
+            raise NestError(f"{where}: t_ms {t} goes back in time (previous {last_t})", status=2)
+        pole = None
+        if ncol == 3:
+            if cells[2] not in ("0", "1"):
+                raise NestError(f"{where}: pole must be 1 (seated) or 0, got {cells[2]!r}", status=2)
+            pole = cells[2] == "1"
+        last_t = t
+        samples.append((t, g, pole))
+    if not samples:
+        raise NestError(f"{path}:2: no samples after the header", status=2)
+    return samples
+
+
+def make_weigher(masses=None, pole_g=POLE_G):
+    try:
+        return Weigher(masses=masses, pole_g=pole_g)
+    except ValueError as e:
+        raise NestError(f"--masses: {e}", status=2) from None
+
+
+def replay(samples, masses=None, pole_g=POLE_G):
+    """Run the weigher over samples; returns its events (dicts, as the device prints them)."""
+    w = make_weigher(masses, pole_g)
+    events = []
+    for t, g, pole in samples:
+        if pole is not None:
+            w.set_pole(pole)
+        ev = w.feed(t, g)
+        if ev is not None:
+            events.append(ev)
+    return events
