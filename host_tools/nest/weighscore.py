@@ -109,7 +109,7 @@ def score(truth, events):
 def percentile(values, p):
     """Nearest-rank percentile (p in 0..100) of a non-empty list."""
     v = sorted(values)
-    k = max(0, min(len(v) - 1, int(round(p / 100.0 * len(v) + 0.5)) - 1))
+    k = max(0, min(len(v) - 1, -(-p * len(v) // 100) - 1))  # ceil(p/100 n) - 1
     return v[k]
 
 

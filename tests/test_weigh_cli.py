@@ -1,0 +1,136 @@
+"""`nest weigh`: replaying traces, generating them, and the errors a user sees for bad input."""
+
+import json
+
+import pytest
+
+from gulo.weigher import Weigher
+from nest.cli import main
+from nest.tracegen import session, write_csv
+
+
+def run_cli(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def events_of(out):
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_replay_prints_the_weighers_events_as_json_lines(tmp_path, capsys):
+    world, samples = session(7)
+    trace = tmp_path / "t.csv"
+    write_csv(trace, samples)
+    status, out, err = run_cli(capsys, "weigh", "--replay", str(trace))
+    assert status == 0 and err == ""
+    w = Weigher()
+    expect = []
+    for t, g, pole in samples:
+        w.set_pole(pole)
+        # the file holds grams to 3 decimals, as a recorder would write them
+        ev = w.feed(t, float(f"{g:.3f}"))
+        if ev:
+            expect.append(ev)
+    got = events_of(out)
+    assert got == expect and len(got) >= 10
+    # the exact keys of the issue
+    assert all(set(e) in ({"t_ms", "out", "colour"}, {"t_ms", "out"}, {"t_ms", "full"}) for e in got)
+    assert out.splitlines()[0].startswith('{"t_ms": ')
+
+
+def test_replay_without_a_pole_column(tmp_path, capsys):
+    world = session(8, turns=3)[0]
+    trace = tmp_path / "t.csv"
+    status, _, _ = run_cli(capsys, "weigh", "--generate", str(trace), "--seed", "8", "--turns", "3",
+                           "--no-pole")
+    assert status == 0
+    assert trace.read_text().splitlines()[0] == "t_ms,grams"
+    status, out, _ = run_cli(capsys, "weigh", "--replay", str(trace))
+    assert status == 0
+    takes = [e for e in world.truth if e["what"] == "out"]
+    assert len([e for e in events_of(out) if "out" in e]) >= 1 and takes
+
+
+def test_generate_is_reproducible_and_writes_the_truth(tmp_path, capsys):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    truth = tmp_path / "truth.json"
+    assert run_cli(capsys, "weigh", "--generate", str(a), "--seed", "42", "--truth", str(truth))[0] == 0
+    assert run_cli(capsys, "weigh", "--generate", str(b), "--seed", "42")[0] == 0
+    assert a.read_text() == b.read_text()
+    lines = a.read_text().splitlines()
+    assert lines[0] == "t_ms,grams,pole" and len(lines) > 1000
+    t = json.loads(truth.read_text())
+    assert t["seed"] == 42 and any(e["what"] == "out" for e in t["events"])
+    c = tmp_path / "c.csv"
+    run_cli(capsys, "weigh", "--generate", str(c), "--seed", "43")
+    assert c.read_text() != a.read_text()
+
+
+def test_calibrated_masses_on_the_command_line(tmp_path, capsys):
+    masses = {"G": 11.0, "P": 13.0, "Y": 15.0, "R": 17.0, "B": 19.6}
+    world, samples = session(5, turns=6, masses=masses)
+    trace = tmp_path / "t.csv"
+    write_csv(trace, samples)
+    arg = ",".join(f"{c}={g}" for c, g in masses.items())
+    _, out, _ = run_cli(capsys, "weigh", "--replay", str(trace), "--masses", arg)
+    _, out_default, _ = run_cli(capsys, "weigh", "--replay", str(trace))
+    truth = [e["colour"] for e in world.events() if e["what"] == "out"]
+    got = [e["colour"] for e in events_of(out) if e.get("out") == 1]
+    assert got == truth[:len(got)] and got
+    assert events_of(out) != events_of(out_default)
+
+
+BAD_TRACES = [
+    ("", ":1: empty file"),
+    ("time,weight\n0,519\n", ":1: header must be t_ms,grams"),
+    ("t_ms,grams\n", ":2: no samples"),
+    ("t_ms,grams\n0,519.0\n12,abc\n", ":3: grams 'abc' is not a number"),
+    ("t_ms,grams\n0,519.0\n1.5,519\n", ":3: t_ms '1.5' is not an integer"),
+    ("t_ms,grams\n0,519.0\n12,519,1\n", ":3: expected 2 values"),
+    ("t_ms,grams\n0,519.0\n12\n", ":3: expected 2 values"),
+    ("t_ms,grams\n100,519.0\n50,519.0\n", ":3: t_ms 50 goes back in time"),
+    ("t_ms,grams\n0,nan\n", ":2: grams 'nan' is not a plausible reading"),
+    ("t_ms,grams\n0,inf\n", ":2: grams 'inf' is not a plausible reading"),
+    ("t_ms,grams,pole\n0,519.0,1\n12,519.0,yes\n", ":3: pole must be 1 (seated) or 0"),
+]
+
+
+@pytest.mark.parametrize("text,message", BAD_TRACES)
+def test_bad_traces_name_file_and_line(tmp_path, capsys, text, message):
+    trace = tmp_path / "bad.csv"
+    trace.write_text(text)
+    status, out, err = run_cli(capsys, "weigh", "--replay", str(trace))
+    assert status == 2 and out == ""
+    assert err.startswith(f"nest: {trace}{message}"), err
+    assert "Traceback" not in err
+
+
+def test_missing_and_binary_files(tmp_path, capsys):
+    status, _, err = run_cli(capsys, "weigh", "--replay", str(tmp_path / "nope.csv"))
+    assert status == 2 and "nope.csv: cannot read" in err
+    binary = tmp_path / "bin.csv"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    status, _, err = run_cli(capsys, "weigh", "--replay", str(binary))
+    assert status == 2 and "not a text file" in err
+
+
+@pytest.mark.parametrize("masses,message", [
+    ("X=10", "'X=10' is not COLOUR=GRAMS"),
+    ("G10", "'G10' is not COLOUR=GRAMS"),
+    ("G=ten", "'ten' is not a number"),
+    ("G=-1", "between 0 and 1000"),
+    ("B=25", "two eggs must outweigh any single one"),
+])
+def test_bad_masses(tmp_path, capsys, masses, message):
+    trace = tmp_path / "t.csv"
+    trace.write_text("t_ms,grams\n0,519\n")
+    status, _, err = run_cli(capsys, "weigh", "--replay", str(trace), "--masses", masses)
+    assert status == 2 and message in err, err
+
+
+def test_replay_or_generate_is_required(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["weigh"])
+    assert e.value.code == 2

@@ -1,0 +1,110 @@
+"""The weigher scored against the nest model's ground truth, the max-min baseline beside it; the
+scorer and the model themselves. Accuracy and latency here are in simulated time (sample stamps),
+so they are deterministic: no wall-clock timing is asserted."""
+
+import math
+
+from nest.weighscore import detectors, evaluate, percentile, score, summary
+from nest.world import NestWorld
+
+SEEDS = range(1, 41)
+
+
+def test_weigher_meets_the_targets_and_beats_the_baseline():
+    w = summary(evaluate(detectors()["weigher"], SEEDS))
+    b = summary(evaluate(detectors()["baseline"], SEEDS))
+    assert w["changes"] > 500  # enough takes to mean something
+    assert w["accuracy"] >= 0.997, w
+    assert w["false"] == 0, w
+    assert w["fulls_right"] == w["fulls"], w
+    assert w["median_ms"] <= 250 and w["p95_ms"] <= 350, w
+    assert b["accuracy"] < w["accuracy"] - 0.1 and b["false"] > w["false"], b
+
+
+def out(t, colour, t_in=None, cause="take"):
+    t_in = t - 800 if t_in is None else t_in
+    return {"what": "out", "t_ms": t, "colour": colour, "cause": cause, "t_in": t_in}
+
+
+def test_scorer_one_egg():
+    truth = [out(2000, "R")]
+    assert score(truth, [{"t_ms": 2200, "out": 1, "colour": "R"}])["right"] == 1
+    assert score(truth, [{"t_ms": 2200, "out": 1, "colour": "R"}])["latency"] == [200]
+    assert score(truth, [{"t_ms": 2200, "out": 1, "colour": "Y"}])["right"] == 0
+    assert score(truth, [{"t_ms": 2200, "out": 2}])["right"] == 0
+    assert score(truth, [])["right"] == 0
+    two = score(truth, [{"t_ms": 2200, "out": 1, "colour": "R"}, {"t_ms": 2400, "out": 1, "colour": "R"}])
+    assert two["right"] == 0
+
+
+def test_scorer_eggs_close_together_may_be_one_or_several_events():
+    truth = [out(2000, "R"), out(2400, "G", t_in=2250, cause="drop")]
+    r = score(truth, [{"t_ms": 2200, "out": 1, "colour": "R"}, {"t_ms": 2600, "out": 1, "colour": "G"}])
+    assert r["changes"] == 1 and r["right"] == 1
+    assert score(truth, [{"t_ms": 2600, "out": 2}])["right"] == 1
+    assert score(truth, [{"t_ms": 2200, "out": 1, "colour": "R"}, {"t_ms": 2600, "out": 2}])["right"] == 1
+    assert score(truth, [{"t_ms": 2200, "out": 1, "colour": "B"}, {"t_ms": 2600, "out": 2}])["right"] == 0
+    assert score(truth, [{"t_ms": 2200, "out": 1, "colour": "R"}])["right"] == 0
+
+
+def test_scorer_false_events_and_fulls():
+    truth = [out(2000, "R"), {"what": "touch", "t_ms": 9000, "t_in": 8000},
+             {"what": "back", "t_ms": 15000, "t_in": 14000, "eggs": {"R": 1}}]
+    evs = [{"t_ms": 2200, "out": 1, "colour": "R"}, {"t_ms": 8500, "out": 1, "colour": "G"},
+           {"t_ms": 15300, "full": True}, {"t_ms": 15400, "full": True}, {"t_ms": 30000, "out": 2}]
+    r = score(truth, evs)
+    assert r["right"] == 1 and r["fulls_right"] == 1 and r["full_latency"] == [300]
+    assert r["false"] == 3
+
+
+def test_percentile():
+    assert percentile([5], 95) == 5
+    assert percentile(list(range(1, 101)), 50) == 50
+    assert percentile(list(range(1, 101)), 95) == 95
+
+
+def test_world_is_a_pure_function_of_time_and_seed():
+    a, b = NestWorld(seed=4), NestWorld(seed=4)
+    for w in (a, b):
+        t = w.take(1000, "R", "hang")
+        w.drop(t + 200, "G")
+        w.knock_pole(t + 1000)
+    ts = a.sample_times(0, 6000)
+    ga = [a.grams(t) for t in ts]
+    assert ga == [b.grams(t) for t in ts]
+    assert ga[::-1] == [a.grams(t) for t in reversed(ts)]  # out of order: the same numbers
+    assert ga != [NestWorld(seed=5).grams(t) for t in ts]
+    assert a.truth == b.truth and a.nest["R"] == 4 and a.nest["G"] == 4 and not a.pole_seated
+
+
+def test_world_loads_and_ground_truth():
+    w = NestWorld(seed=2, noise_g=0.0)
+    w.spikes = False
+    w.drift_rate = w.drift_amp = 0.0
+    full = 180.0 + 25.0 + 5 * (10 + 14 + 16 + 18) + 2 * 12
+    assert math.isclose(w.grams(0), full, abs_tol=1e-9) and w.pole_is_seated(0)
+    leave = w.take(1000, "B", "press")
+    assert max(w.grams(t) for t in w.sample_times(1000, leave)) > full + 15  # the hand pressed
+    down = w.knock_pole(leave + 2000)
+    assert abs(w.grams(down + 3000) - (full - 18 - 25)) < 0.1  # creep is 0.2 %: tiny
+    assert not w.pole_is_seated(down + 10) and w.pole_is_seated(leave)
+    back = w.pour_back(down + 4000)
+    assert w.nest == w.full and w.nest_at(back) == w.full and w.nest_at(leave)["B"] == 4
+    kinds = [e["what"] for e in w.events()]
+    assert kinds == ["out", "pole_out", "back"]
+    w.unplugged = True
+    assert w.grams(back) is None
+    w.reed_stuck = True
+    assert w.pole_is_seated(down + 10)
+
+
+def test_world_refuses_impossible_scripts():
+    w = NestWorld(seed=1, nest={"G": 1, "P": 0, "Y": 0, "R": 0, "B": 0})
+    w.take(1000, "G")
+    for bad in (lambda: w.take(3000, "G"), lambda: w.take(3000, "X"), lambda: w.touch(3000, "wobbly"),
+                lambda: w.seat_pole(3000)):
+        try:
+            bad()
+        except ValueError:
+            continue
+        raise AssertionError("accepted")
