@@ -44,13 +44,24 @@ class Progress:
         print(f"[{self.n:2d}/{self.total} {time.monotonic() - self.t0:5.1f}s] {what}", flush=True)
 
 
+def exact_bbox(shape):
+    """Bounding box from the exact geometry: Shape.BoundingBox() uses a cached triangulation when
+    the shape was meshed before, which is off by the chord error."""
+    from OCP.Bnd import Bnd_Box
+    from OCP.BRepBndLib import BRepBndLib
+
+    box = Bnd_Box()
+    BRepBndLib.AddOptimal_s(shape.wrapped, box, False, False)
+    return cq.BoundBox(box)
+
+
 def print_pose(name, solid):
     """The part turned and moved for printing: lowest face on z = 0."""
     if name == "lid":
         solid = solid.rotate(cq.Vector(0, 0, 0), cq.Vector(1, 0, 0), 180)
     elif name == "pole":
         solid = solid.rotate(cq.Vector(0, 0, 0), cq.Vector(0, 1, 0), 90)
-    bb = solid.BoundingBox()
+    bb = exact_bbox(solid)
     return solid.translate(cq.Vector(-(bb.xmin + bb.xmax) / 2, -(bb.ymin + bb.ymax) / 2, -bb.zmin))
 
 
@@ -72,6 +83,9 @@ def scene(parts, coarse=0.4, lift=None):
 
     def add(shape, rgb, dz=0.0):
         m = to_trimesh(shape, coarse, 0.4)
+        # Long sliver triangles sort badly in matplotlib's painter's algorithm: cut them up.
+        v, f = trimesh.remesh.subdivide_to_size(m.vertices, m.faces, max_edge=12.0)
+        m = trimesh.Trimesh(v, f, process=False)
         if dz:
             m.apply_translation((0, 0, dz))
         items.append((m, rgb))

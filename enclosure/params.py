@@ -44,6 +44,9 @@ REED_GLASS_LEN = 14.0
 REED_TOL = 0.25         # radial/lateral clearance of the reed channel
 REED_MAX_GAP = 10.0
 
+# --- Printer ----------------------------------------------------------------------------------
+PRINT_BED = (256.0, 256.0, 250.0)   # x, y, z of the build volume every part must fit (Bambu P1/X1 class)
+
 # --- Load cell ----------------------------------------------------------------------------------
 # 1 kg single-point (parallel beam) bar cell, the kind sold with HX711 kits, e.g. the "TAL220"/
 # "YZC-131" style: 80 x 12.7 x 12.7 mm aluminium, two threaded holes at each end on a 15 mm pitch.
@@ -109,8 +112,8 @@ SOCKET_OUTER = SOCKET_BORE + 2 * SOCKET_WALL
 
 # --- Base and lid -------------------------------------------------------------------------------
 BASE_W = 240.0          # x
-BASE_D = 270.0          # y
-BASE_Y0 = -145.0        # front edge (buttons in front, USB at the back)
+BASE_D = 250.0          # y: the base fits a 256 x 256 mm bed (Bambu, Prusa XL, ...)
+BASE_Y0 = -135.0        # front edge (buttons in front, USB at the back)
 BASE_CORNER_R = 12.0
 LID_T = 4.0
 BASE_H = 66.0           # floor underside to lid underside
@@ -132,7 +135,7 @@ BOSS_DEPTH = 12.0       # pilot hole depth
 # 23 path tiles + deck + status = board.LED_COUNT pixels. The ring is too tight for a 30/m strip
 # and too loose for a 60/m one, so we use single WS2812B pixels on 10 mm round PCBs (sold as
 # chainable "WS2812B 5050 with heatsink PCB"), wired in one daisy chain under the lid.
-LED_RING_R = 98.0
+LED_RING_R = 94.0
 LED_PATH_COUNT = 23     # checked against firmware/gulo/board.py by the tests
 LED_PCB_DIA = 10.0
 LED_PCB_H = 3.0         # PCB 1.6 + LED 1.6 (ASSUMED; 3.2 with solder)
@@ -147,8 +150,8 @@ LIGHT_HOLE = 8.0        # round light opening under the tile: the 5 x 5 mm LED s
                         # the 10 mm PCB bears on a 1 mm ring around it
 LED_PATH_START_DEG = -60.0  # tile 1; the path runs counter-clockwise seen from above
 # Deck and status pixels: their own tiles at the front corners.
-DECK_XY = (-92.0, -118.0)
-STATUS_XY = (92.0, -118.0)
+DECK_XY = (-92.0, -114.0)
+STATUS_XY = (92.0, -114.0)
 
 # --- Buttons ------------------------------------------------------------------------------------
 # 16 mm panel-mount momentary push buttons (hole 16 mm, M16 thread, panel <= 8 mm, body ~25 mm
@@ -156,7 +159,7 @@ STATUS_XY = (92.0, -118.0)
 BUTTON_DIA = 16.0
 BUTTON_TOL = 0.25       # radial
 BUTTON_BODY_DEPTH = 28.0
-BUTTON_Y = -122.0
+BUTTON_Y = -116.0
 # Left to right on the front edge; names match board.PINS. REVEAL in the middle, MENU apart.
 BUTTONS = (
     ("BUTTON_GREEN", -60.0),
@@ -165,7 +168,7 @@ BUTTONS = (
     ("BUTTON_RED", 35.0),
     ("BUTTON_BLUE", 60.0),
 )
-BUTTON_MENU_XY = (95.0, -95.0)
+BUTTON_MENU_XY = (95.0, -90.0)
 
 # --- Electronics pockets ------------------------------------------------------------------------
 # ESP32-DevKitC V4: PCB 54.4 x 27.9 mm (Espressif board outline; Wokwi's model 27.9 x 56.6 incl.
@@ -197,7 +200,7 @@ HX_PCB = 1.6
 HX_BELOW = 3.0          # solder joints
 HX_ABOVE = 9.0          # header pins and chip
 HX_TOL = 0.3
-HX_XY = (-75.0, 70.0)  # long side along x
+HX_XY = (-70.0, 60.0)  # long side along x
 HX_POST = 5.0           # rail height: solder joints clear the floor
 
 # --- Reed tower ---------------------------------------------------------------------------------

@@ -101,6 +101,12 @@ def test_volume_matches_formula(parts, name):
         f"{name}: CAD {parts[name].Volume():.1f} mm3 vs formula {expected:.1f} mm3")
 
 
+def _have_ray_engine():
+    import importlib.util
+    return any(importlib.util.find_spec(m) for m in ("embreex", "rtree"))
+
+
+@pytest.mark.skipif(not _have_ray_engine(), reason="trimesh ray queries need embreex or rtree")
 @pytest.mark.parametrize("name", PART_NAMES)
 def test_min_wall_thickness(meshes, name):
     pts, thick = wall_thickness_samples(meshes[name])
@@ -267,3 +273,14 @@ def test_every_button_has_a_hole():
     in_board = {n for n in board.PINS if n.startswith("BUTTON_")}
     in_lid = {n for n, _xy in P.button_xy()}
     assert in_lid == in_board
+
+
+@pytest.mark.parametrize("name", PART_NAMES)
+def test_part_fits_the_print_bed(parts, name):
+    build = pytest.importorskip("enclosure.build")
+    bb = build.exact_bbox(build.print_pose(name, parts[name]))
+    size = sorted([bb.xlen, bb.ylen])
+    bed = sorted(P.PRINT_BED[:2])
+    assert size[0] <= bed[0] and size[1] <= bed[1] and bb.zlen <= P.PRINT_BED[2], (
+        f"{name} is {bb.xlen:.0f} x {bb.ylen:.0f} x {bb.zlen:.0f} mm in print pose")
+    assert bb.zmin == pytest.approx(0, abs=1e-6)
