@@ -1,0 +1,228 @@
+# The device's turn flow: what the nest does between the sensors, the buttons and the turn engine.
+#
+# Pure logic, like the engine and the weigher it joins: the board feeds it confirmed reed states,
+# load-cell samples, button presses and the time; it applies game actions to the engine and says
+# what happened as notes (dicts) that the board turns into log lines, console lines, sounds and
+# LED animations. The host tests feed it the nest model (nest.world) the same way.
+#
+# Phases:
+#   SETTLE   waiting for the nest to be at rest with the eggs it should hold and the pole seated
+#            (after an alarm the eggs go back first; after a success the egg stays in the bag)
+#   PICK     the player to act reveals or chooses with the buttons
+#   ATTEMPT  a colour is demanded: the nest is watched
+#   CONFIRM  the demanded egg came out cleanly; for CONFIRM_MS a second egg or the pole still
+#            turns the success into an EGG ALARM
+#   WON      the game is over
+#   MENU     players / variant / new game (the menu button)
+
+from gulo.rules import EGG_COLOURS, NEST_FULL, Game, RuleError
+from gulo.weigher import Weigher
+
+SETTLE = "settle"
+PICK = "pick"
+ATTEMPT = "attempt"
+CONFIRM = "confirm"
+WON = "won"
+MENU = "menu"
+
+CONFIRM_MS = 600  # an egg that rolls out "a few hundred ms" after the hand left still counts
+BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")
+
+
+class TurnFlow:
+    def __init__(self, game, weigher=None):
+        self.game = game
+        self.weigher = weigher or Weigher()
+        self.phase = WON if game.winner is not None else SETTLE
+        self.pole_seated = True
+        self.pending = None         # the demanded colour that came out, while CONFIRM runs
+        self.confirm_until = 0
+        self.prompt = None          # what the device asks for while it waits (SETTLE, pole out)
+        self.last = None            # the last engine outcome, with "t_ms", for the animations
+        self.menu = {}              # {"players": n, "variant": v, "back": phase} while in MENU
+
+    # ---- what the nest should hold ---------------------------------------------------------------
+
+    def bag_grams(self):
+        """Mass of the eggs taken this round (in the bag, not in the nest)."""
+        masses = self.weigher.masses
+        return sum([(NEST_FULL[c] - self.game.nest[c]) * masses[c] for c in EGG_COLOURS])
+
+    def nest_ready(self):
+        """At rest, holding the eggs it should (full, or full but for the bag)."""
+        w = self.weigher
+        if not (w.ready and w.at_rest):
+            return False
+        return abs(w.deficit_g() - self.bag_grams()) < self._tolerance_g()
+
+    def _tolerance_g(self):
+        # Half the smallest difference between two egg classes: a missing egg is never "ready".
+        m = sorted(self.weigher.masses.values())
+        gap = min([b - a for a, b in zip(m, m[1:])] + [m[0]])
+        return gap / 2
+
+    # ---- inputs --------------------------------------------------------------------------------------
+
+    def pole(self, seated, t_ms):
+        """The reed switch's confirmed (debounced) state changed."""
+        seated = bool(seated)
+        self.pole_seated = seated
+        self.weigher.set_pole(seated)
+        if seated:
+            return self._maybe_ready(t_ms)
+        if self.phase in (ATTEMPT, CONFIRM):
+            return self._act({"do": "alarm", "cause": "pole"}, t_ms)
+        if self.phase == PICK:
+            # Between turns the pole costs nothing: ask for it and wait.
+            self.phase = SETTLE
+        if self.phase == SETTLE:
+            return self._ask("put the pole back", t_ms)
+        return []
+
+    def sample(self, t_ms, grams):
+        """One load-cell sample (grams); returns the notes it led to."""
+        ev = self.weigher.feed(t_ms, grams)
+        notes = []
+        if ev is not None:
+            notes.append({"nest": ev})
+            notes += self._egg_event(ev, t_ms)
+        return notes + self.tick(t_ms)
+
+    def tick(self, t_ms):
+        """Time passes: closes the confirmation window, notices a nest that is ready."""
+        if self.phase == CONFIRM and t_ms >= self.confirm_until:
+            return self._act({"do": "take", "egg": self.pending}, t_ms)
+        return self._maybe_ready(t_ms)
+
+    def button(self, name, t_ms):
+        if name not in BUTTONS:
+            return [{"error": "unknown button %r" % (name,)}]
+        if name == "menu":
+            return self._menu_button(t_ms)
+        if self.phase == MENU:
+            return self._menu_choice(name, t_ms)
+        if self.phase != PICK:
+            return [{"refused": name, "phase": self.phase, "why": self._why_not()}]
+        if name == "reveal":
+            return self._act({"do": "reveal"}, t_ms)
+        return self._act({"do": "choose", "colour": name}, t_ms)
+
+    # ---- the nest --------------------------------------------------------------------------------------
+
+    def _egg_event(self, ev, t_ms):
+        if self.phase == ATTEMPT:
+            if ev.get("out") == 1:
+                colour = ev["colour"]
+                if colour != self.game.demand:
+                    return self._act({"do": "take", "egg": colour}, t_ms)  # wrong egg: an alarm
+                self.phase = CONFIRM
+                self.pending = colour
+                self.confirm_until = t_ms + CONFIRM_MS
+                return [{"phase": CONFIRM, "egg": colour}]
+            if ev.get("out", 0) >= 2:
+                return self._act({"do": "alarm", "cause": "egg"}, t_ms)
+        elif self.phase == CONFIRM and ev.get("out"):
+            return self._act({"do": "alarm", "cause": "egg"}, t_ms)
+        elif self.phase == PICK and ev.get("out"):
+            # An egg taken before a colour was picked: no penalty, but nothing starts until the
+            # nest holds what it should again.
+            self.phase = SETTLE
+            return self._ask("put the eggs back into the nest", t_ms)
+        return []
+
+    def _maybe_ready(self, t_ms):
+        if self.phase != SETTLE:
+            return []
+        if not self.pole_seated:
+            return self._ask("put the pole back", t_ms)
+        w = self.weigher
+        if not (w.ready and w.at_rest):
+            return []  # a hand or a ring-down: wait quietly
+        if not self.nest_ready():
+            # At rest but not holding what it should: after an alarm or a last egg every egg
+            # goes back; otherwise an egg is missing that should not be (or something lies in it).
+            return self._ask("put the eggs back into the nest", t_ms)
+        self.prompt = None
+        self.phase = PICK if self.game.demand is None else ATTEMPT
+        return [{"phase": self.phase, "turn": self.game.turn, "demand": self.game.demand}]
+
+    def _ask(self, what, t_ms):
+        if self.prompt == what:
+            return []
+        self.prompt = what
+        return [{"prompt": what}]
+
+    def _why_not(self):
+        if self.phase == SETTLE:
+            return self.prompt or "waiting for the nest"
+        if self.phase in (ATTEMPT, CONFIRM):
+            return "take a %s egg" % self.game.demand
+        if self.phase == WON:
+            return "the game is over: menu for a new one"
+        return ""
+
+    # ---- the engine ------------------------------------------------------------------------------------
+
+    def _act(self, action, t_ms):
+        try:
+            outcome = self.game.apply(action)
+        except RuleError as e:
+            return [{"refused": action, "why": str(e)}]
+        outcome["t_ms"] = t_ms
+        self.last = outcome
+        self.pending = None
+        notes = [{"action": action, "outcome": outcome}]
+        if self.game.winner is not None:
+            self.phase = WON
+        elif self.game.demand is not None:
+            self.phase = ATTEMPT
+        else:
+            # After an egg or an alarm the nest must settle (eggs back after an alarm) first.
+            self.phase = SETTLE
+            self.prompt = None
+            notes += self._maybe_ready(t_ms)
+        return notes
+
+    # ---- the menu --------------------------------------------------------------------------------------
+
+    def _menu_button(self, t_ms):
+        if self.phase == MENU:
+            self.phase = self.menu["back"]
+            self.menu = {}
+            return [{"menu": "closed"}]
+        if self.phase == CONFIRM:
+            return [{"refused": "menu", "why": "an egg is being judged"}]
+        self.menu = {"players": self.game.players, "variant": self.game.variant, "back": self.phase}
+        self.phase = MENU
+        return [{"menu": self._menu_view()}]
+
+    def _menu_view(self):
+        return {"players": self.menu["players"], "variant": self.menu["variant"]}
+
+    def _menu_choice(self, name, t_ms):
+        # G / Y: fewer / more players; R: the other variant; reveal: a new game with these.
+        m = self.menu
+        if name == "G":
+            m["players"] = max(2, m["players"] - 1)
+        elif name == "Y":
+            m["players"] = min(6, m["players"] + 1)
+        elif name == "R":
+            m["variant"] = "fast" if m["variant"] == "standard" else "standard"
+        elif name == "reveal":
+            return [{"new_game": self._menu_view()}]
+        return [{"menu": self._menu_view()}]
+
+    def new_game(self, game, t_ms):
+        """Start `game` (built by the board with a fresh seed): the nest must be full first."""
+        self.game = game
+        self.menu = {}
+        self.last = None
+        self.pending = None
+        self.prompt = None
+        self.phase = SETTLE
+        return [{"started": {"players": game.players, "variant": game.variant}}] + self._maybe_ready(t_ms)
+
+
+def start(players=2, variant="standard", seed=1, masses=None):
+    """A flow for a new game (the board restores running games from their log instead)."""
+    return TurnFlow(Game.new(players, variant, seed), Weigher(masses))

@@ -1,0 +1,90 @@
+# The turn flow with a synthetic nest: clean steps on the load cell (the host tests use the full
+# nest model, with hands, tremor and ring-down). Runs on CPython and inside MicroPython.
+
+from gulo.turnflow import ATTEMPT, CONFIRM, CONFIRM_MS, PICK, SETTLE, TurnFlow
+
+from gamekit import game_with
+
+FULL = 180.0 + 25.0 + 5 * (10 + 14 + 16 + 18) + 2 * 12  # bowl + pole + eggs (default masses)
+MS = 12  # about 80 samples a second
+
+
+class Bench:
+    def __init__(self, path="GRYB", variant="standard"):
+        self.flow = TurnFlow(game_with(path, variant=variant))
+        self.t = 0
+        self.grams = FULL
+        self.notes = []
+
+    def run(self, ms):
+        end = self.t + ms
+        while self.t < end:
+            wobble = 0.03 if (self.t // MS) % 2 else -0.03  # a little noise, never a spike
+            self.notes += self.flow.sample(self.t, self.grams + wobble)
+            self.t += MS
+
+    def verdicts(self):
+        return [n["outcome"] for n in self.notes
+                if "outcome" in n and n["outcome"]["event"] in ("success", "alarm")]
+
+
+def started():
+    b = Bench()
+    b.run(1500)
+    assert b.flow.phase == PICK, b.notes
+    return b
+
+
+def test_starts_once_the_full_nest_is_learned():
+    b = Bench()
+    assert b.flow.phase == SETTLE
+    b.run(1500)
+    assert b.flow.phase == PICK
+
+
+def test_clean_egg_after_the_confirmation_window_is_a_success():
+    b = started()
+    b.flow.button("reveal", b.t)
+    assert b.flow.phase == ATTEMPT
+    b.grams -= 10.0  # a green egg leaves
+    b.run(800)
+    assert b.flow.phase == CONFIRM or b.verdicts()
+    b.run(CONFIRM_MS + 500)
+    v = b.verdicts()
+    assert len(v) == 1 and v[0]["event"] == "success"
+    assert b.flow.game.positions[0] == 1 and b.flow.phase == PICK
+
+
+def test_two_eggs_at_once_are_an_alarm():
+    b = started()
+    b.flow.button("reveal", b.t)
+    b.grams -= 10.0 + 18.0
+    b.run(1500)
+    v = b.verdicts()
+    assert len(v) == 1 and v[0]["event"] == "alarm" and v[0]["cause"] == "egg"
+    assert b.flow.phase == SETTLE
+    b.grams = FULL
+    b.run(3000)
+    assert b.flow.phase == PICK
+
+
+def test_the_pole_alarm_is_immediate():
+    b = started()
+    b.flow.button("reveal", b.t)
+    notes = b.flow.pole(False, b.t)
+    assert notes[0]["outcome"]["event"] == "alarm" and notes[0]["outcome"]["cause"] == "pole"
+
+
+def test_unknown_button_is_an_error_note():
+    b = started()
+    assert "error" in b.flow.button("X", b.t)[0]
+    assert b.flow.phase == PICK
+
+
+def test_menu_sets_up_a_new_game():
+    b = started()
+    b.flow.button("menu", b.t)
+    b.flow.button("Y", b.t)
+    b.flow.button("R", b.t)
+    notes = b.flow.button("reveal", b.t)
+    assert notes == [{"new_game": {"players": 3, "variant": "fast"}}]
