@@ -1,0 +1,142 @@
+# What the LED strip shows: a pure function of the turn flow and the time, written into one
+# buffer allocated once (RGB, 3 bytes per LED, in strip order). The LED driver only copies it out.
+#
+#   path LEDs   face-up tiles in their colours, face-down ones a faint warm glow, none past the path;
+#               a tile where Gulos stand is brighter, the tile of the player to act blinks white
+#   deck LED    the deck tile turned over (its colour), else a faint glow
+#   status LED  the demanded egg's colour (breathing) / the player to act's Gulo colour / amber blink
+#               while the nest waits for the pole or the eggs / red after an alarm
+#   animations  a success runs a light from the old tile to the new one; an alarm flashes the whole
+#               path red three times, then runs the light back; a win is a rainbow chase
+
+from gulo import board
+from gulo.turnflow import ATTEMPT, CONFIRM, MENU, PICK, SETTLE, WON
+
+# Full-scale colours; every value is scaled by the brightness cap below before it is written.
+COLOURS = {"G": (0, 200, 0), "Y": (210, 150, 0), "R": (220, 0, 0), "B": (0, 60, 230),
+           "P": (150, 0, 190), "J": (200, 200, 200)}
+# The six Gulo figures of the box, player 0 first.
+GULOS = ((230, 230, 230), (230, 80, 0), (0, 180, 180), (180, 0, 120), (120, 200, 0), (90, 40, 200))
+HIDDEN = (10, 7, 3)
+WHITE = (255, 255, 255)
+RED = (255, 0, 0)
+AMBER = (255, 110, 0)
+
+# Brightness cap: with 25 WS2812 at this level the strip stays within a USB port's 500 mA
+# (enclosure/BOM.md has the power budget). 255 = full.
+BRIGHTNESS_CAP = 64
+FACE_UP = 110    # share (of 255) for a face-up tile without a Gulo
+STEP_MS = 80     # the running light: one tile per STEP_MS
+FLASH_MS = 150   # alarm flash: on/off period half
+BLINK_MS = 250
+
+
+class LedView:
+    def __init__(self, count=board.LED_COUNT, cap=BRIGHTNESS_CAP):
+        self.count = count
+        self.cap = cap
+        self.buf = bytearray(3 * count)
+
+    def _set(self, i, rgb, level=255):
+        # level and cap both scale: 255 * 255 * 255 fits a small int on the ESP32 (< 2**30).
+        k = level * self.cap
+        j = 3 * i
+        b = self.buf
+        b[j] = rgb[0] * k // 65025
+        b[j + 1] = rgb[1] * k // 65025
+        b[j + 2] = rgb[2] * k // 65025
+
+    def pixel(self, i):
+        j = 3 * i
+        return (self.buf[j], self.buf[j + 1], self.buf[j + 2])
+
+    def tile_led(self, k):
+        """The LED index of path tile k (1-based)."""
+        return board.LED_PATH_FIRST + k - 1
+
+    def render(self, flow, t_ms):
+        game = flow.game
+        n = len(game.path)
+        last = flow.last
+        age = t_ms - last["t_ms"] if last else 1 << 30
+        # 1. the path at rest
+        for k in range(1, board.LED_PATH_COUNT + 1):
+            if k > n:
+                self._set(self.tile_led(k), (0, 0, 0))
+            elif k <= game.revealed:
+                here = k in game.positions
+                self._set(self.tile_led(k), COLOURS[game.path[k - 1]], 255 if here else FACE_UP)
+            else:
+                self._set(self.tile_led(k), HIDDEN)
+        if flow.phase == WON:
+            self._rainbow(n, t_ms)
+        else:
+            self._actor(game, flow, t_ms, age)
+            self._animation(last, age, n)
+        # 2. the deck
+        if game.drawn is not None:
+            self._set(board.LED_DECK, COLOURS[game.drawn])
+        else:
+            self._set(board.LED_DECK, HIDDEN)
+        # 3. the status
+        self._status(flow, t_ms, age)
+        return self.buf
+
+    def _actor(self, game, flow, t_ms, age):
+        pos = game.positions[game.turn]
+        if pos and (t_ms // BLINK_MS) % 2 and age > self._anim_ms(flow.last):
+            self._set(self.tile_led(pos), WHITE)
+
+    def _anim_ms(self, last):
+        if not last or last["event"] not in ("success", "alarm"):
+            return 0
+        steps = abs(last["to"] - last["from"]) * STEP_MS
+        return steps + (6 * FLASH_MS if last["event"] == "alarm" else 0)
+
+    def _animation(self, last, age, n):
+        if not last or last["event"] not in ("success", "alarm") or age >= self._anim_ms(last):
+            return
+        if last["event"] == "alarm" and age < 6 * FLASH_MS:
+            if (age // FLASH_MS) % 2 == 0:
+                for k in range(1, n + 1):
+                    self._set(self.tile_led(k), RED)
+            return
+        run = age - (6 * FLASH_MS if last["event"] == "alarm" else 0)
+        a, b = last["from"], last["to"]
+        step = 1 if b > a else -1
+        k = a + step * (1 + run // STEP_MS)
+        if 1 <= k <= n:
+            self._set(self.tile_led(k), WHITE)
+
+    def _rainbow(self, n, t_ms):
+        for k in range(1, n + 1):
+            self._set(self.tile_led(k), _wheel((k * 256 // n + t_ms // 8) & 255))
+
+    def _status(self, flow, t_ms, age):
+        game = flow.game
+        if flow.phase == WON:
+            self._set(board.LED_STATUS, _wheel((t_ms // 4) & 255))
+        elif flow.last and flow.last["event"] == "alarm" and age < 2000:
+            self._set(board.LED_STATUS, RED)
+        elif flow.phase in (ATTEMPT, CONFIRM) and game.demand:
+            # Breathing: a triangle wave from 1/4 to full over 1.2 s.
+            phase = t_ms % 1200
+            level = 64 + (191 * (phase if phase < 600 else 1200 - phase)) // 600
+            self._set(board.LED_STATUS, COLOURS[game.demand], level)
+        elif flow.phase == SETTLE and flow.prompt:
+            self._set(board.LED_STATUS, AMBER if (t_ms // BLINK_MS) % 2 else (0, 0, 0))
+        elif flow.phase in (PICK, MENU):
+            self._set(board.LED_STATUS, GULOS[game.turn])
+        else:
+            self._set(board.LED_STATUS, (0, 0, 0))
+
+
+def _wheel(x):
+    """A colour wheel position 0..255 -> RGB, full saturation."""
+    if x < 85:
+        return (255 - x * 3, x * 3, 0)
+    if x < 170:
+        x -= 85
+        return (0, 255 - x * 3, x * 3)
+    x -= 170
+    return (x * 3, 0, 255 - x * 3)
