@@ -27,6 +27,9 @@ LED_PATH_COUNT = const(23)
 LED_DECK = const(23)
 LED_STATUS = const(24)
 LED_COUNT = const(25)
+# No colour channel sent to the strip exceeds this (of 255): 25 pixels white at 48 draw ~307 mA,
+# which keeps the whole nest within a USB port's 500 mA (power budget: enclosure/BOM.md).
+LED_BRIGHTNESS_CAP = const(48)
 
 # Buttons: to GND, internal pull-ups, active low.
 BUTTON_REVEAL = const(32)

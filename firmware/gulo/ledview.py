@@ -22,9 +22,7 @@ WHITE = (255, 255, 255)
 RED = (255, 0, 0)
 AMBER = (255, 110, 0)
 
-# Brightness cap: with 25 WS2812 at this level the strip stays within a USB port's 500 mA
-# (enclosure/BOM.md has the power budget). 255 = full.
-BRIGHTNESS_CAP = 64
+BRIGHTNESS_CAP = board.LED_BRIGHTNESS_CAP  # every channel is scaled into 0..cap (power budget)
 FACE_UP = 110    # share (of 255) for a face-up tile without a Gulo
 STEP_MS = 80     # the running light: one tile per STEP_MS
 FLASH_MS = 150   # alarm flash: on/off period half
