@@ -123,7 +123,7 @@ def shrink_png(src, dst, width):
     img = Image.open(src).convert("RGB")
     if img.width > width:
         img = img.resize((width, round(img.height * width / img.width)), Image.LANCZOS)
-    img.quantize(colors=128).save(dst, optimize=True)
+    img.quantize(colors=256).save(dst, optimize=True)
 
 
 def main(argv=None):
@@ -148,6 +148,8 @@ def main(argv=None):
     for name in names:
         asm.add(parts[name], name=name, color=cq.Color(*COLOURS[name]))
     asm.export(str(OUT / "assembly.step"))
+    if wiring.write():
+        print(f"updated {wiring.YAML_PATH} from board.py: commit it")
     if not args.no_render:
         prog.step("render assembly.png")
         render.view(scene(parts), OUT / "assembly.png", title="Gulo Gulo nest")
@@ -159,8 +161,7 @@ def main(argv=None):
                        [(0.0, "section y = 0: pole, magnet, reed switch in its tower"),
                         (P.CELL_Y, f"section y = {P.CELL_Y:.0f}: load cell, riser, bowl pad")],
                        OUT / "section.png")
-        prog.step("wiring.yml + wiring.svg/png (WireViz)")
-        wiring.write()
+        prog.step("wiring.svg/png (WireViz)")
         wiring.render(OUT)
     if args.docs:
         prog.step("docs/enclosure previews")

@@ -95,18 +95,22 @@ def dump():
     return HEADER + yaml.safe_dump(describe(), sort_keys=False, width=100)
 
 
-def write():
-    YAML_PATH.write_text(dump())
-    return YAML_PATH
+def write(path=None):
+    """Write the YAML if it changed; True when the file was (re)written."""
+    path = path or YAML_PATH
+    text = dump()
+    if path.exists() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
 
 
 def render(out_dir=OUT):
-    """Render wiring.yml to out/wiring.svg and .png (needs Graphviz's `dot`)."""
+    """Render the harness to out_dir/wiring.svg and .png (needs Graphviz's `dot`)."""
     from wireviz import wireviz
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    wireviz.parse(YAML_PATH, output_formats=("svg", "png"), output_dir=out_dir,
-                  output_name="wiring")
+    wireviz.parse(dump(), output_formats=("svg", "png"), output_dir=out_dir, output_name="wiring")
     return out_dir / "wiring.png"
 
 
@@ -114,7 +118,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--render", action="store_true")
     args = ap.parse_args(argv)
-    print("wrote", write())
+    print(("wrote " if write() else "up to date: ") + str(YAML_PATH))
     if args.render:
         print("rendered", render())
     return 0
