@@ -1,0 +1,137 @@
+# HX711 load-cell amplifier(s), bit-banged: one shared PD_SCK, one DOUT per cell, cells summed.
+#
+# Channel A, gain 128, always: one extra clock pulse after the 24 data bits selects it for the
+# next conversion and it is never switched (switching costs a settling period). The chip powers
+# down when PD_SCK stays high for over 60 us, so each read runs with interrupts off (it lasts well
+# under a millisecond). Nothing here waits without a bound: a silent or unplugged HX711 (DOUT
+# never falls: the module's pull-up or a broken wire) is a fault, and so is a saturated reading.
+#
+# The Pin objects come from the caller (gulo.hardware builds them from gulo.board); `clock` is the
+# `time` module on the board and a fake in tests, and `critical` a (disable, enable) pair, by
+# default machine.disable_irq/enable_irq where it exists.
+
+try:
+    from micropython import const
+except ImportError:  # CPython (tests): const is only a compile-time hint
+    def const(x):  # type: ignore[misc]  # same contract as micropython.const
+        return x
+
+_BITS = const(24)
+_GAIN_A128_PULSES = const(1)
+_FULL_SCALE = const(0x7FFFFF)
+_MIN_SCALE = const(-0x800000)
+SETTLE_READS = 4      # conversions discarded after power-up (the datasheet's settling time at 80 SPS)
+READY_TIMEOUT_MS = 100  # 8 conversion periods at 80 SPS: longer means no HX711 is talking
+
+
+class HX711Fault(Exception):
+    """The HX711 did not answer in time, or its reading is saturated; `cell` names which one."""
+
+    def __init__(self, reason, cell=None):
+        super().__init__(reason if cell is None else "cell %d: %s" % (cell, reason))
+        self.reason = reason
+        self.cell = cell
+
+
+def _no_irq_guard():
+    try:
+        import machine
+        return machine.disable_irq, machine.enable_irq
+    except ImportError:  # CPython
+        return (lambda: None), (lambda state: None)
+
+
+class HX711:
+    def __init__(self, sck, douts, clock, critical=None):
+        self.sck = sck
+        self.douts = tuple(douts)
+        self.clock = clock
+        self._disable, self._enable = critical or _no_irq_guard()
+        self.values = [0] * len(self.douts)  # last raw reading per cell, allocated once
+        self._discard = 0
+        self.power_up()
+
+    def power_up(self):
+        self.sck.value(0)
+        self._discard = SETTLE_READS
+
+    def power_down(self):
+        self.sck.value(1)  # held high > 60 us: the chip sleeps
+
+    def ready(self):
+        """Every cell has a conversion waiting (DOUT low)."""
+        for d in self.douts:
+            if d.value():
+                return False
+        return True
+
+    def wait_ready(self, timeout_ms=READY_TIMEOUT_MS):
+        """Block until ready, at most timeout_ms; HX711Fault naming the silent cell otherwise.
+        (The async sampler polls ready() itself and only calls read() once it is true.)"""
+        clock = self.clock
+        start = clock.ticks_ms()
+        while not self.ready():
+            if clock.ticks_diff(clock.ticks_ms(), start) > timeout_ms:
+                raise HX711Fault("no answer (unplugged, unpowered or DOUT broken)", self._silent())
+            clock.sleep_ms(1)
+
+    def _silent(self):
+        for i, d in enumerate(self.douts):
+            if d.value():
+                return i
+        return None
+
+    def read_raw(self):
+        """Clock one conversion out of every cell (they must be ready); returns self.values."""
+        sck = self.sck
+        douts = self.douts
+        values = self.values
+        for i in range(len(values)):
+            values[i] = 0
+        state = self._disable()
+        try:
+            for _ in range(_BITS):
+                sck.value(1)
+                sck.value(0)
+                for i in range(len(douts)):
+                    values[i] = (values[i] << 1) | douts[i].value()
+            for _ in range(_GAIN_A128_PULSES):
+                sck.value(1)
+                sck.value(0)
+        finally:
+            self._enable(state)
+        for i in range(len(values)):
+            v = values[i]
+            if v & 0x800000:
+                v -= 0x1000000
+            if v == _FULL_SCALE or v == _MIN_SCALE:
+                raise HX711Fault("saturated reading (a wire off the load cell?)", i)
+            values[i] = v
+        return values
+
+    def read(self, timeout_ms=READY_TIMEOUT_MS):
+        """The next settled conversion, all cells summed (raw counts). Discards the first reads
+        after power-up. Blocks at most timeout_ms per conversion."""
+        while True:
+            self.wait_ready(timeout_ms)
+            total = 0
+            for v in self.read_raw():
+                total += v
+            if self._discard:
+                self._discard -= 1
+                continue
+            return total
+
+
+class Scale:
+    """Raw counts to grams: `offset` counts at zero load, `counts_per_g` from the calibration."""
+
+    def __init__(self, counts_per_g=420.0, offset=0):
+        self.counts_per_g = counts_per_g
+        self.offset = offset
+
+    def grams(self, raw):
+        return (raw - self.offset) / self.counts_per_g
+
+    def counts(self, grams):
+        return int(grams * self.counts_per_g) + self.offset

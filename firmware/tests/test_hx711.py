@@ -1,0 +1,78 @@
+# The HX711 driver against a pin-level fake of the chip.
+
+from fakes import FakeHX711, FinishingClock
+
+from gulo.hx711 import HX711, SETTLE_READS, HX711Fault, Scale
+
+
+def chips(*conversion_lists):
+    clock = FinishingClock()
+    made = [FakeHX711(clock, c) for c in conversion_lists]
+    clock.chips = made
+    return clock, made
+
+
+def driver(clock, made):
+    # All cells share the first chip's SCK line: a real board wires one clock to every HX711.
+    shared = made[0].sck
+    for chip in made[1:]:
+        previous = shared.on_write
+        shared.on_write = (lambda prev, c: lambda level: (prev(level), c._clock_edge(level)))(previous, chip)
+    return HX711(shared, [c.dout for c in made], clock)
+
+
+def test_reads_signed_24_bit_values_after_discarding_the_settling_reads():
+    values = [999] * SETTLE_READS + [123456, -2, -8000000, 0]
+    clock, made = chips(values)
+    hx = driver(clock, made)
+    assert [hx.read(), hx.read(), hx.read(), hx.read()] == [123456, -2, -8000000, 0]
+    # Channel A, gain 128: exactly one extra pulse after every 24 bits.
+    assert set(made[0].gain_pulses) == {1}
+
+
+def test_several_cells_are_summed():
+    a = [0] * SETTLE_READS + [1000, 2000]
+    b = [0] * SETTLE_READS + [-300, 50]
+    clock, made = chips(a, b)
+    hx = driver(clock, made)
+    assert hx.read() == 700 and hx.read() == 2050
+
+
+def test_an_unplugged_hx711_is_a_fault_within_the_bound():
+    clock, made = chips([5] * 20)
+    made[0].plugged = False
+    hx = driver(clock, made)
+    start = clock.now
+    try:
+        hx.read(timeout_ms=100)
+    except HX711Fault as e:
+        assert e.cell == 0 and "no answer" in str(e)
+    else:
+        raise AssertionError("no fault")
+    assert 100 <= clock.now - start <= 110
+
+
+def test_a_saturated_reading_is_a_fault():
+    clock, made = chips([0] * SETTLE_READS + [0x7FFFFF])
+    hx = driver(clock, made)
+    try:
+        hx.read()
+    except HX711Fault as e:
+        assert "saturated" in e.reason
+    else:
+        raise AssertionError("no fault")
+
+
+def test_power_down_holds_the_clock_high():
+    clock, made = chips([0] * 10)
+    hx = driver(clock, made)
+    hx.power_down()
+    assert made[0].sck.level == 1
+    hx.power_up()
+    assert made[0].sck.level == 0
+
+
+def test_scale_converts_both_ways():
+    s = Scale(counts_per_g=400.0, offset=-1000)
+    assert s.grams(s.counts(250.0)) == 250.0
+    assert s.grams(-1000) == 0
