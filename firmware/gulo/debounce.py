@@ -1,0 +1,42 @@
+# Debouncing for the reed switch and the buttons: the pin's IRQ only raises a flag (no allocation,
+# no work in the handler); the task that owns the pin calls poll() and gets a state once the level
+# has stayed put for `stable_ms`. Reed bounce is under 1 ms and ESP32 IRQs are soft and come in
+# bursts, so 20 ms of calm is both safe and well inside the 50 ms alarm budget.
+
+
+class Debounced:
+    def __init__(self, pin, stable_ms=20, active_low=True, now=0):
+        self.pin = pin
+        self.stable_ms = stable_ms
+        self.active_low = active_low
+        self.raw = pin.value()
+        self.since = now
+        self.state = self._active(self.raw)  # the confirmed state: True = active
+        self.pending = False                 # set by the IRQ: the level moved, poll soon
+
+    def _active(self, level):
+        return (level == 0) if self.active_low else (level == 1)
+
+    def irq(self, _pin=None):
+        # IRQ handler: a flag only (house style: no allocation, no float, no print here).
+        self.pending = True
+
+    def poll(self, now):
+        """The new confirmed state if it changed (True/False), else None. `now` in ms."""
+        level = self.pin.value()
+        if level != self.raw:
+            self.raw = level
+            self.since = now
+            return None
+        if now - self.since < self.stable_ms:
+            return None
+        self.pending = False
+        active = self._active(level)
+        if active == self.state:
+            return None
+        self.state = active
+        return active
+
+    def settling(self):
+        """True while a change is waiting to be confirmed: keep polling."""
+        return self.pending or self._active(self.raw) != self.state
