@@ -23,6 +23,9 @@ def esp32():
     parts = [box(x0, y0, z_pcb, x1, y1, z1)]      # PCB, module, USB socket (whole footprint)
     for xa in (x0, x1 - P.PIN_ROW_W):             # header rows under the long edges
         parts.append(box(xa, y0 + 5.0, z0, xa + P.PIN_ROW_W, y1 - 1.0, z_pcb))
+    sx, sy, sz = P.ESP_USB_SOCKET                  # the USB socket overhanging the back edge
+    cx, top = (x0 + x1) / 2, z_pcb + P.ESP_PCB
+    parts.append(box(cx - sx / 2, y1, top, cx + sx / 2, y1 + sy, top + sz))
     return _union(parts)
 
 

@@ -187,6 +187,9 @@ RAIL_X = 7.0            # rail centres at +-RAIL_X from the board's centre line
 FRAME_WALL = 2.0
 FRAME_ABOVE = 2.0       # frame top above the PCB's top face
 PIN_ROW_W = 2.6         # envelope of one header row (0.64 mm pins, 2.54 mm plastic)
+# The micro-USB socket (7.5 x 2.5 mm) overhangs the PCB's USB edge; ASSUMED up to 1.5 mm. It
+# pokes into the back wall's USB hole, which the fit tests check.
+ESP_USB_SOCKET = (8.0, 1.5, 3.0)   # x, overhang y, z above the PCB
 # USB at the back wall: the micro-USB plug's overmold is ~11 x 8 mm.
 USB_HOLE_W = 13.0
 USB_HOLE_H = 10.0
