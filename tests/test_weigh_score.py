@@ -18,7 +18,9 @@ def test_weigher_meets_the_targets_and_beats_the_baseline():
     assert w["false"] == 0, w
     assert w["fulls_right"] == w["fulls"], w
     assert w["median_ms"] <= 250 and w["p95_ms"] <= 350, w
-    assert b["accuracy"] < w["accuracy"] - 0.1 and b["false"] > w["false"], b
+    # the max-min baseline (at its best setting) is wrong more often and slower in the tail
+    assert b["right"] < w["right"] and b["fulls_right"] < w["fulls_right"], b
+    assert b["accuracy"] < 0.997 and b["p95_ms"] > 350, b
 
 
 def out(t, colour, t_in=None, cause="take"):

@@ -246,3 +246,28 @@ def test_busy_while_a_hand_is_in_the_bowl():
     assert not w.at_rest and w.busy_since >= take["t_in"]
     feed(world, take["t_in"] + 200, leave + 1000, w)
     assert w.at_rest and w.busy_since == -1 and w.out == 1 and not w.is_full()
+
+
+def test_the_integer_path_allocates_nothing_between_events():
+    # On the board feed_cg runs 80 times a second: no heap churn except an event's own dict.
+    # Only MicroPython can tell (gc.mem_alloc); on CPython this checks nothing.
+    import gc
+    if not hasattr(gc, "mem_alloc"):
+        return
+    world = NestWorld(seed=23)
+    leave = world.take(1000, "Y", "shaky")
+    ts = world.sample_times(0, leave + 1500)
+    xs = [int(world.grams(t) * 100 + 0.5) for t in ts]
+    w = Weigher()
+    got = []
+    for i in range(40):  # learning the nest
+        w.feed_cg(ts[i], xs[i])
+    gc.collect()
+    before = gc.mem_alloc()
+    for i in range(40, len(ts)):
+        ev = w.feed_cg(ts[i], xs[i])
+        if ev is not None:
+            got.append(ev)
+    used = gc.mem_alloc() - before
+    assert len(got) == 1 and got[0]["colour"] == "Y"
+    assert used <= 160, used  # the event dict and the list holding it

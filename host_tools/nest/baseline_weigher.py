@@ -5,13 +5,15 @@ Every sample, look at the last `window` raw samples; when their spread (max - mi
 by more than `step_g` is an event: the difference is classified as the nearest egg colour, two
 eggs or more, or (weight back up to the full nest) "full". It knows the pole's state like the
 weigher does, so both are scored on the same footing. Same interface as gulo.weigher.Weigher.
+The defaults (12 samples = 150 ms, 0.5 g) are the best of a sweep (docs/weigher.md): a narrower
+spread or a shorter window is faster and wrong more often, a wider one slower.
 """
 
 from gulo.weigher import DEFAULT_MASSES, POLE_G
 
 
 class BaselineWeigher:
-    def __init__(self, masses=None, pole_g=POLE_G, window=10, spread_g=1.0, step_g=0.6):
+    def __init__(self, masses=None, pole_g=POLE_G, window=12, spread_g=0.5, step_g=0.6):
         self.masses = dict(masses or DEFAULT_MASSES)
         self.pole_g = pole_g
         self.window = window

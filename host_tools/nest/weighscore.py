@@ -148,24 +148,42 @@ def detectors():
     }
 
 
+def baseline_with(window, spread_g):
+    return lambda world: BaselineWeigher(masses=world.masses, pole_g=world.pole_g, window=window,
+                                         spread_g=spread_g)
+
+
+def _row(name, s):
+    return (f"| {name} | {s['traces']} | {s['changes']} | {s['right']} | {100 * s['accuracy']:.2f} % "
+            f"| {s['false']} | {s['fulls_right']}/{s['fulls']} | {s['median_ms']} | {s['p95_ms']} "
+            f"| {s['max_ms']} |")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m nest.weighscore", description=__doc__.splitlines()[0])
     p.add_argument("--traces", type=int, default=300, help="number of generated sessions (default 300)")
     p.add_argument("--seed", type=int, default=1, help="first seed; sessions use seed .. seed+traces-1")
     p.add_argument("--detector", choices=["weigher", "baseline", "both"], default="both")
     p.add_argument("--misses", action="store_true", help="list every wrong change and false event")
+    p.add_argument("--baseline-sweep", metavar="W:S,...",
+                   help="score the baseline with these windows (samples) and spreads (g) instead, "
+                        "e.g. 8:0.5,12:0.5,16:0.8")
     a = p.parse_args(argv)
     seeds = range(a.seed, a.seed + a.traces)
-    names = ["weigher", "baseline"] if a.detector == "both" else [a.detector]
+    runs = []
+    if a.baseline_sweep:
+        for item in a.baseline_sweep.split(","):
+            w, _, spread = item.partition(":")
+            runs.append((f"baseline {w} samples, {spread} g", baseline_with(int(w), float(spread))))
+    else:
+        names = ["weigher", "baseline"] if a.detector == "both" else [a.detector]
+        runs = [(name, detectors()[name]) for name in names]
     print("| detector | traces | changes | right | accuracy | false events | full right "
           "| median ms | p95 ms | max ms |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for name in names:
-        tot = evaluate(detectors()[name], seeds)
-        s = summary(tot)
-        print(f"| {name} | {s['traces']} | {s['changes']} | {s['right']} | {100 * s['accuracy']:.2f} % "
-              f"| {s['false']} | {s['fulls_right']}/{s['fulls']} | {s['median_ms']} | {s['p95_ms']} "
-              f"| {s['max_ms']} |")
+    for name, make in runs:
+        tot = evaluate(make, seeds)
+        print(_row(name, summary(tot)), flush=True)
         if a.misses:
             for kind, seed, what in tot["misses"]:
                 print(f"  {name} {kind} seed={seed} {what}", file=sys.stderr)
