@@ -1,0 +1,137 @@
+# The console protocol on the USB serial: one JSON object per line in each direction.
+#
+# In:  {"cmd": "status"}  and the other commands below, with an optional "id" that the answer
+#      echoes. A line that is not JSON, names no known command or carries a bad field gets an
+#      error line that says which command and which field, and changes nothing.
+# Out: answers {"re": CMD, "ok": true, ...} / {"re": CMD, "ok": false, "error": "..."} and, unasked,
+#      the device's notes: state changes, verdicts, alarms, prompts, faults (gulo.app sends them).
+#
+# This module only reads and checks lines; gulo.app carries the commands out.
+
+import json
+
+MAX_LINE = 512  # longer input is refused unread: nothing on the console needs more
+
+# Command -> {field: (kind, required)}; the kinds are checked by _check().
+COMMANDS = {
+    "status": {},
+    "state": {},
+    "new": {"players": ("players", False), "variant": ("variant", False), "seed": ("int", False)},
+    "press": {"button": ("button", True)},
+    "sensors": {},
+    "leds": {"pattern": ("pattern", True)},
+    "buzz": {"freq": ("freq", True), "ms": ("ms", True)},
+    "tare": {},
+    "calibrate": {"grams": ("grams", True)},
+    "egg": {"colour": ("egg", True), "grams": ("grams", False)},
+    "masses": {},
+    "logs": {},
+    "log": {"name": ("name", True)},
+    "settings": {},
+    "set": {"key": ("key", True), "value": ("any", True)},
+    "help": {},
+}
+SETTINGS = {"players": "players", "variant": "variant", "volume": "volume", "brightness": "brightness"}
+_BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")
+_PATTERNS = ("off", "white", "red", "green", "blue", "rainbow", "game")
+
+
+class ConsoleError(ValueError):
+    def __init__(self, message, cmd=None, id=None):
+        super().__init__(message)
+        self.cmd = cmd
+        self.id = id
+
+
+def _int_in(v, lo, hi):
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _num_in(v, lo, hi):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _check(kind, v):
+    """None if v is a good value of this kind, else what it should be."""
+    if kind == "players":
+        return None if _int_in(v, 2, 6) else "a whole number from 2 to 6"
+    if kind == "variant":
+        return None if v in ("standard", "fast") else "'standard' or 'fast'"
+    if kind == "int":
+        return None if _int_in(v, 0, 2147483647) else "a whole number >= 0"
+    if kind == "button":
+        return None if v in _BUTTONS else "one of " + ", ".join(_BUTTONS)
+    if kind == "pattern":
+        return None if v in _PATTERNS else "one of " + ", ".join(_PATTERNS)
+    if kind == "freq":
+        return None if _int_in(v, 50, 10000) else "a frequency from 50 to 10000 Hz"
+    if kind == "ms":
+        return None if _int_in(v, 1, 5000) else "a duration from 1 to 5000 ms"
+    if kind == "grams":
+        return None if _num_in(v, 0.5, 5000) else "a mass from 0.5 to 5000 g"
+    if kind == "egg":
+        return None if isinstance(v, str) and len(v) == 1 and v in "GYRBP" else "one of G, Y, R, B, P"
+    if kind == "name":
+        ok = isinstance(v, str) and 0 < len(v) <= 40 and "/" not in v and not v.startswith(".")
+        return None if ok else "a log name from the logs command"
+    if kind == "key":
+        return None if v in SETTINGS else "one of " + ", ".join(SETTINGS)
+    return None  # "any": checked by the setting itself
+
+
+def parse(line):
+    """(cmd, args, id) from one console line; ConsoleError naming the command and field."""
+    if isinstance(line, (bytes, bytearray)):
+        if len(line) > MAX_LINE:
+            raise ConsoleError("line too long (over %d bytes)" % MAX_LINE)
+        try:
+            line = line.decode()
+        except UnicodeError:
+            raise ConsoleError("not UTF-8 text")
+    if len(line) > MAX_LINE:
+        raise ConsoleError("line too long (over %d bytes)" % MAX_LINE)
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        raise ConsoleError("not JSON: send one object per line, e.g. {\"cmd\": \"help\"}")
+    if not isinstance(obj, dict):
+        raise ConsoleError("not a JSON object")
+    id = obj.get("id")
+    if id is not None and not (isinstance(id, (int, str)) and not isinstance(id, bool)):
+        raise ConsoleError("id must be a number or a string")
+    cmd = obj.get("cmd")
+    if not isinstance(cmd, str) or cmd not in COMMANDS:
+        raise ConsoleError("unknown command %s (try help)" % json.dumps(cmd), None, id)
+    spec = COMMANDS[cmd]
+    args = {}
+    for field in spec:
+        kind, required = spec[field]
+        if field not in obj:
+            if required:
+                raise ConsoleError("%s: missing field %s" % (cmd, field), cmd, id)
+            continue
+        want = _check(kind, obj[field])
+        if want is not None:
+            raise ConsoleError("%s: field %s must be %s" % (cmd, field, want), cmd, id)
+        args[field] = obj[field]
+    for field in obj:
+        if field not in spec and field not in ("cmd", "id"):
+            raise ConsoleError("%s: unknown field %s" % (cmd, field), cmd, id)
+    return cmd, args, id
+
+
+def answer(cmd, id=None, **fields):
+    out = {"re": cmd, "ok": True}
+    if id is not None:
+        out["id"] = id
+    for k in fields:
+        out[k] = fields[k]
+    return json.dumps(out)
+
+
+def error(err):
+    """The error line for a ConsoleError."""
+    out = {"re": err.cmd, "ok": False, "error": str(err)}
+    if err.id is not None:
+        out["id"] = err.id
+    return json.dumps(out)
