@@ -1,0 +1,583 @@
+// The virtual ESP32: the real MicroPython VM (WebAssembly port) with a serial REPL on fd 0/1 and a
+// control channel (requests in fd 0 frames, answers as JSON lines on fd 3). Started by
+// host_tools/nest/vboard/launcher.py, which owns the pseudo-terminal, the baud throttle and the
+// TCP control socket; see docs/virtual-board.md.
+//
+// What this file adds to the bare port, and why:
+// - the VM blocks this thread while Python runs, so input arrives through a reader thread and
+//   shared memory, and wrapped wasm imports poll it: Ctrl-C lands even in `while True: pass`;
+// - raw-paste mode is answered here (the port's own raw-paste reads stdin and hangs);
+// - WASI errno numbers are mapped back to MicroPython's (mpremote parses them);
+// - `\n` becomes `\r\n`, the banner names an ESP32, soft reset is a fresh VM with the files kept;
+// - sleeps block in Atomics.wait instead of spinning, and wake on input or control requests.
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
+import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
+
+const require = createRequire(import.meta.url);
+const { ringCreate, ringRead } = require("./ring.cjs");
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const cfg = JSON.parse(process.argv[2] || "{}");
+
+// ESP32 reset causes, as machine.reset_cause() reports them.
+const PWRON_RESET = 1, HARD_RESET = 2, WDT_RESET = 3, SOFT_RESET = 5;
+const RAW_PASTE_WINDOW = 512;
+const HIDDEN_ROOT = new Set(["dev", "proc", "tmp", "home"]);
+
+// ---- errno: the port hands WASI numbers to OSError; MicroPython (and mpremote) use Linux's ----
+const WASI = { EPERM: 63, ENOENT: 44, ESRCH: 71, EINTR: 27, EIO: 29, ENXIO: 60, E2BIG: 1, ENOEXEC: 45,
+  EBADF: 8, ECHILD: 12, EAGAIN: 6, ENOMEM: 48, EACCES: 2, EFAULT: 21, EBUSY: 10, EEXIST: 20, EXDEV: 75,
+  ENODEV: 43, ENOTDIR: 54, EISDIR: 31, EINVAL: 28, ENFILE: 41, EMFILE: 33, ENOTTY: 59, ETXTBSY: 74,
+  EFBIG: 22, ENOSPC: 51, ESPIPE: 70, EROFS: 69, EMLINK: 34, EPIPE: 64, EDOM: 18, ERANGE: 68,
+  ENAMETOOLONG: 37, ENOSYS: 52, ENOTEMPTY: 55, ELOOP: 32, EOPNOTSUPP: 138, ETIMEDOUT: 73 };
+const MP = { EPERM: 1, ENOENT: 2, ESRCH: 3, EINTR: 4, EIO: 5, ENXIO: 6, E2BIG: 7, ENOEXEC: 8, EBADF: 9,
+  ECHILD: 10, EAGAIN: 11, ENOMEM: 12, EACCES: 13, EFAULT: 14, EBUSY: 16, EEXIST: 17, EXDEV: 18,
+  ENODEV: 19, ENOTDIR: 20, EISDIR: 21, EINVAL: 22, ENFILE: 23, EMFILE: 24, ENOTTY: 25, ETXTBSY: 26,
+  EFBIG: 27, ENOSPC: 28, ESPIPE: 29, EROFS: 30, EMLINK: 31, EPIPE: 32, EDOM: 33, ERANGE: 34,
+  ENAMETOOLONG: 36, ENOSYS: 38, ENOTEMPTY: 39, ELOOP: 40, EOPNOTSUPP: 95, ETIMEDOUT: 110 };
+const ERRNO = new Map(Object.keys(WASI).map((k) => [WASI[k], MP[k]]));
+const mapErrno = (e) => ERRNO.get(e) ?? e;
+
+// ---- shared input: serial bytes and control lines from the reader thread ----
+const serialRing = ringCreate(1 << 20);
+const controlRing = ringCreate(1 << 16);
+const signalSab = new SharedArrayBuffer(8);
+const sig = new Int32Array(signalSab);
+let seenSig = 0;
+const worker = new Worker(path.join(HERE, "input_worker.cjs"),
+  { workerData: { serial: serialRing, control: controlRing, signal: signalSab } });
+
+// ---- board state that outlives a VM (a reset keeps the world, the flash and the wiring) ----
+const board = {
+  vm: null,
+  inVm: 0,               // >0 while Python runs (hooks may then throw a reset through the VM)
+  rebooting: false,
+  off: false,            // power is cut
+  mode: "friendly",      // REPL mode, tracked from the bytes fed to it
+  rawLineLen: 0,
+  paste: null,           // raw-paste collection {stage, code, got}
+  pending: [],           // serial bytes waiting for the REPL
+  resetCause: PWRON_RESET,
+  boots: 0,
+  wdt: null,             // {timeout, deadline}
+  overrides: new Map(),  // pin -> level forced from outside (button pressed, reed stuck)
+  outputs: new Map(),    // pin -> {mode, pull, value} as the firmware set them
+  leds: new Map(),       // pin -> hex string of the last bitstream
+  pwm: new Map(),        // pin -> {freq, duty_u16}
+  worldLog: [],          // JSON strings of world actions, replayed into each VM
+  inputsVersion: 0,      // bumped when anything outside changes what a pin would read
+  files: null,           // filesystem snapshot carried across resets
+  ready: false,
+};
+
+class BoardReset extends Error {
+  constructor(kind, cause) { super(`board ${kind} reset`); this.kind = kind; this.cause = cause; }
+}
+
+// ---- output: filtered, buffered, written synchronously (pipes are sync on Linux) ----
+const out = { buf: Buffer.alloc(65536), len: 0, prev: 0, swallow: null, mute: false, hold: null };
+const BANNER_PREFIX = "MicroPython v";
+
+function putByte(b) {
+  if (out.len >= out.buf.length) flushOut();
+  out.buf[out.len++] = b;
+}
+
+function emitRaw(bytes) { for (const b of bytes) putByte(b); }
+function emitText(s) { emitRaw(Buffer.from(s, "latin1")); }
+
+function banner(line) {
+  // The port says "JS with Emscripten" and a git tag; a board says what it is.
+  return line.replace(/v1\.29\.0-[^ ]+/, "v1.29.0").replace(/; JS with Emscripten/, "; Generic ESP32 module with ESP32");
+}
+
+function vmByte(b) {
+  if (out.mute || board.off) return;
+  if (out.swallow) { // the "OK" a raw-REPL ^D prints, which raw-paste mode does not
+    if (b === out.swallow[0]) { out.swallow = out.swallow.slice(1); if (!out.swallow.length) out.swallow = null; return; }
+    out.swallow = null;
+  }
+  if (out.hold !== null) { // holding a line that may be the banner
+    out.hold.push(b);
+    const s = Buffer.from(out.hold).toString("latin1");
+    if (b === 10) { out.hold = null; cooked(Buffer.from(banner(s), "latin1")); return; }
+    if (s.length <= BANNER_PREFIX.length && !BANNER_PREFIX.startsWith(s)) { out.hold = null; cooked(Buffer.from(s, "latin1")); }
+    return;
+  }
+  if ((out.prev === 10 || out.prev === 13) && b === 77 /* M */) { out.hold = [b]; return; }
+  cooked([b]);
+}
+
+function cooked(bytes) {
+  for (const b of bytes) {
+    if (b === 10 && out.prev !== 13) putByte(13);
+    putByte(b);
+    out.prev = b;
+  }
+}
+
+function flushOut() {
+  if (!out.len) return;
+  let off = 0;
+  while (off < out.len) {
+    try { off += fs.writeSync(1, out.buf, off, out.len - off); } catch (e) {
+      if (e.code === "EAGAIN") { Atomics.wait(sig, 0, Atomics.load(sig, 0), 2); continue; }
+      process.exit(0); // the launcher is gone
+    }
+  }
+  out.len = 0;
+}
+
+// ---- control answers (fd 3) ----
+function reply(obj) {
+  const line = Buffer.from(JSON.stringify(obj) + "\n");
+  try { fs.writeSync(cfg.ctl_fd ?? 3, line); } catch (e) { /* no launcher listening: nothing to do */ }
+}
+
+// ---- polling: called from wasm import hooks while Python runs, and from the idle loop ----
+let hookCount = 0;
+
+function drainInputs(fromVm) {
+  seenSig = Atomics.load(sig, 0);
+  let woke = false;
+  const ctl = ringRead(controlRing);
+  if (ctl) {
+    for (const line of Buffer.from(ctl).toString("utf8").split("\n")) {
+      if (line.trim()) { handleControl(line); woke = true; }
+    }
+  }
+  const bytes = ringRead(serialRing);
+  if (bytes) {
+    for (const b of bytes) {
+      if (fromVm && b === 3 && !board.off) {
+        // Ctrl-C while Python runs: raise KeyboardInterrupt at the next bytecode check, as the
+        // ESP32's UART ISR does; the byte itself does not reach the REPL.
+        board.vm._module._mp_sched_keyboard_interrupt();
+        woke = true;
+      } else if (!board.off) {
+        board.pending.push(b);
+      }
+    }
+  }
+  if (Atomics.load(sig, 1) === 1) shutdown();
+  return woke;
+}
+
+function checkWdt() {
+  if (board.wdt && performance.now() > board.wdt.deadline) {
+    board.wdt = null;
+    resetFromInside("hard", WDT_RESET);
+  }
+}
+
+// Resets are only ever thrown from the wasm import hooks (poll): a JS function that Python called
+// would have its exception turned into a Python one, which firmware could catch.
+function resetFromInside(kind, cause) {
+  if (!board.pendingReset) board.pendingReset = { kind, cause };
+}
+
+function poll() {
+  if (Atomics.load(sig, 0) !== seenSig) drainInputs(true);
+  checkWdt();
+  if (board.pendingReset) { const r = board.pendingReset; board.pendingReset = null; throw new BoardReset(r.kind, r.cause); }
+  if (out.len) flushOut();
+}
+
+function wrapImports(imports) {
+  const seen = new Set();
+  for (const ns of Object.values(imports)) {
+    if (seen.has(ns)) continue;
+    seen.add(ns);
+    for (const name of Object.keys(ns)) {
+      const f = ns[name];
+      if (typeof f !== "function") continue;
+      if (name.startsWith("__syscall_")) {
+        ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r; };
+      } else if (name.startsWith("fd_")) {
+        ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r > 0) ? mapErrno(r) : r; };
+      } else if (name === "mp_js_ticks_ms" || /^invoke_(ii|iii|iiii|vi|vii|viii)$/.test(name)) {
+        // the VM calls these constantly, even in `while True: pass`: a cheap place to poll
+        ns[name] = function (...a) {
+          if (board.inVm && (board.pendingReset || (++hookCount & 1023) === 0)) poll();
+          return f.apply(this, a);
+        };
+      }
+    }
+  }
+}
+
+const realInstantiate = WebAssembly.instantiate;
+WebAssembly.instantiate = function (bin, imports) { if (imports) wrapImports(imports); return realInstantiate.call(this, bin, imports); };
+
+// ---- the module the shims inside the VM call (registered as `_vbjs`) ----
+const t0 = performance.now();
+const jsApi = {
+  config: () => JSON.stringify(cfg.hw || {}),
+  seed: () => cfg.seed || 1,
+  world_ms: () => Math.floor(Date.now() - cfg.epoch_ms),
+  world_len: () => board.worldLog.length,
+  world_log: (from) => "[" + board.worldLog.slice(from).join(",") + "]",
+  inputs_version: () => board.inputsVersion,
+  ticks_us: () => Math.floor((performance.now() - t0) * 1000) & 0x3fffffff,
+  cpu_us: () => { const u = process.cpuUsage(); return (u.user + u.system) % 1e9; },
+  busy_us: (us) => { const end = performance.now() + us / 1000; while (performance.now() < end) { /* ESP32 busy-waits short delays too */ } },
+  // Blocks without spinning; returns 1 early if input or a control request came (the caller
+  // rescans pins and lets a KeyboardInterrupt land), 0 when the time is up.
+  sleep_ms: (ms) => {
+    flushOut();
+    const end = performance.now() + ms;
+    for (;;) {
+      const s = Atomics.load(sig, 0);
+      if (s !== seenSig && drainInputs(true)) return 1;
+      checkWdt();
+      if (board.pendingReset) return 1;
+      const now = performance.now();
+      let left = end - now;
+      if (left <= 0) return 0;
+      if (board.wdt) left = Math.min(left, Math.max(0, board.wdt.deadline - now) + 1);
+      Atomics.wait(sig, 0, s, left);
+    }
+  },
+  override: (pin) => (board.overrides.has(pin) ? board.overrides.get(pin) : -1),
+  pin_state: (pin, mode, pull, value) => { board.outputs.set(pin, { mode, pull, value }); },
+  leds: (pin, hex) => { board.leds.set(pin, hex); },
+  pwm: (pin, freq, duty) => { if (freq <= 0) board.pwm.delete(pin); else board.pwm.set(pin, { freq, duty_u16: duty }); },
+  wdt: (timeout) => { board.wdt = { timeout, deadline: performance.now() + timeout }; },
+  wdt_feed: () => { if (board.wdt) board.wdt.deadline = performance.now() + board.wdt.timeout; },
+  reset: (cause) => resetFromInside("hard", cause || SOFT_RESET),
+  soft_reset: () => resetFromInside("soft", board.resetCause),
+  reset_cause: () => board.resetCause,
+};
+
+// ---- filesystem: snapshot across resets, mirror to the --flash folder ----
+function walk(FS, dir, files, dirs) {
+  for (const name of FS.readdir(dir)) {
+    if (name === "." || name === "..") continue;
+    if (dir === "/" && HIDDEN_ROOT.has(name)) continue;
+    const p = dir === "/" ? "/" + name : dir + "/" + name;
+    const st = FS.stat(p);
+    if (FS.isDir(st.mode)) { dirs.push(p); walk(FS, p, files, dirs); } else files.set(p, FS.readFile(p));
+  }
+}
+
+function snapshot(FS) {
+  const files = new Map();
+  const dirs = [];
+  walk(FS, "/", files, dirs);
+  return { files, dirs };
+}
+
+function restore(FS, snap) {
+  for (const d of snap.dirs) { try { FS.mkdir(d); } catch (e) { /* exists */ } }
+  for (const [p, data] of snap.files) FS.writeFile(p, data);
+}
+
+function loadFlashDir(dir) {
+  const snap = { files: new Map(), dirs: [] };
+  const rec = (host, rel) => {
+    for (const ent of fs.readdirSync(host, { withFileTypes: true })) {
+      const h = path.join(host, ent.name), r = rel + "/" + ent.name;
+      if (ent.isDirectory()) { snap.dirs.push(r); rec(h, r); } else if (ent.isFile()) snap.files.set(r, new Uint8Array(fs.readFileSync(h)));
+    }
+  };
+  if (dir && fs.existsSync(dir)) rec(dir, "");
+  return snap;
+}
+
+let synced = null; // what the flash folder holds, to write only what changed
+
+function syncFlash() {
+  if (!cfg.flash_dir || !board.vm || board.off) return;
+  let snap;
+  try { snap = snapshot(board.vm.FS); } catch (e) { return; }
+  const root = cfg.flash_dir;
+  for (const d of snap.dirs) fs.mkdirSync(path.join(root, d), { recursive: true });
+  for (const [p, data] of snap.files) {
+    const old = synced && synced.files.get(p);
+    if (old && old.length === data.length && Buffer.compare(Buffer.from(old), Buffer.from(data)) === 0) continue;
+    const host = path.join(root, p);
+    fs.writeFileSync(host + ".tmp-vb", data);
+    fs.renameSync(host + ".tmp-vb", host);
+  }
+  if (synced) {
+    for (const p of synced.files.keys()) if (!snap.files.has(p)) fs.rmSync(path.join(root, p), { force: true });
+    for (const d of [...synced.dirs].reverse()) if (!snap.dirs.includes(d)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
+  }
+  synced = snap;
+}
+
+// ---- VM lifecycle ----
+function shimFiles() {
+  const files = new Map();
+  for (const name of fs.readdirSync(cfg.shim_dir)) if (name.endsWith(".py")) files.set(name, fs.readFileSync(path.join(cfg.shim_dir, name)));
+  files.set("_vbworld.py", fs.readFileSync(cfg.world_path));
+  return files;
+}
+const SHIMS = shimFiles();
+
+async function newVm(snap) {
+  const vm = await loadMicroPython({ heapsize: cfg.heapsize || 160 * 1024, stdout: (b) => vmByte(b[0]), stderr: (b) => vmByte(b[0]), linebuffer: false });
+  const FS = vm.FS;
+  for (const d of ["/tmp", "/home/web_user", "/home"]) { try { FS.rmdir(d); } catch (e) { /* busy or gone */ } }
+  // Shims are imported from a scratch folder that is removed again: `ls :` shows only the user's files.
+  FS.mkdir("/.vb");
+  for (const [name, data] of SHIMS) FS.writeFile("/.vb/" + name, data);
+  vm.registerJsModule("_vbjs", jsApi);
+  board.vm = vm;
+  board.inVm++;
+  try {
+    vm.runPython("import sys\nsys.path.insert(0, '/.vb')\nimport _vbboot\n_vbboot.install()\nsys.path.pop(0)\ndel sys");
+  } finally { board.inVm--; }
+  for (const name of SHIMS.keys()) FS.unlink("/.vb/" + name);
+  FS.rmdir("/.vb");
+  restore(FS, snap);
+  return vm;
+}
+
+function runInVm(code) {
+  board.inVm++;
+  try { board.vm.runPython(code); } finally { board.inVm--; }
+}
+
+function runFile(name) {
+  runInVm(`__import__('_vbboot').run_file(${JSON.stringify(name)})`);
+}
+
+const ROM_TEXT = (cause) => {
+  const rst = { [PWRON_RESET]: "0x1 (POWERON_RESET)", [HARD_RESET]: "0x1 (POWERON_RESET)", [WDT_RESET]: "0x7 (TG0WDT_SYS_RESET)", [SOFT_RESET]: "0xc (SW_CPU_RESET)" }[cause] || "0x1 (POWERON_RESET)";
+  return `ets Jul 29 2019 12:21:46\r\n\r\nrst:${rst},boot:0x13 (SPI_FAST_FLASH_BOOT)\r\nconfigsip: 0, SPIWP:0xee\r\n` +
+    "clk_drv:0x00,q_drv:0x00,d_drv:0x00,cs0_drv:0x00,hd_drv:0x00,wp_drv:0x00\r\nmode:DIO, clock div:2\r\n" +
+    "load:0x3fff0030,len:4892\r\nho 0 tail 12 room 4\r\nload:0x40078000,len:14896\r\nload:0x40080400,len:4\r\nentry 0x40080648\r\n";
+};
+
+// kind: "power" (first start / power back), "hard" (reset pin, machine.reset, WDT), "soft" (Ctrl-D)
+async function boot(kind, cause) {
+  board.rebooting = true;
+  try {
+    if (board.vm) {
+      try { board.files = snapshot(board.vm.FS); } catch (e) { /* keep the previous snapshot */ }
+    }
+    board.vm = null;
+    board.paste = null;
+    out.swallow = null;
+    out.hold = null;
+    if (kind !== "soft") {
+      board.resetCause = cause;
+      board.wdt = null;
+      board.mode = "friendly";
+      board.outputs.clear();
+      board.leds.clear();
+      board.pwm.clear();
+      emitText(ROM_TEXT(cause));
+    } else {
+      emitText("MPY: soft reboot\r\n");
+    }
+    out.prev = 10;
+    flushOut();
+    await newVm(board.files || { files: new Map(), dirs: [] });
+    board.boots++;
+    try {
+      runFile("boot.py");
+      if (board.mode === "friendly") runFile("main.py");
+    } catch (e) {
+      if (e instanceof BoardReset) { board.rebooting = false; return onReset(e); }
+      throw e;
+    }
+    out.mute = board.mode === "raw"; // replInit prints the friendly banner; a raw REPL prints its own
+    board.vm.replInit();
+    out.mute = false;
+    if (board.mode === "raw") { out.prev = 10; board.vm.replProcessChar(1); board.rawLineLen = 0; }
+    flushOut();
+  } finally {
+    board.rebooting = false;
+  }
+  if (!board.ready) { board.ready = true; reply({ event: "ready" }); }
+  syncFlash();
+  feedPending();
+}
+
+// ---- feeding the REPL ----
+function replChar(b) {
+  board.inVm++;
+  try { return board.vm.replProcessChar(b); } finally { board.inVm--; }
+}
+
+function feedByte(b) {
+  const p = board.paste;
+  if (p) {
+    if (p.stage === 1) { // got ^E, expect "A"
+      if (b === 65) { p.stage = 2; return 0; }
+      board.paste = null; replChar(5); return replChar(b);
+    }
+    if (p.stage === 2) { // expect ^A: raw-paste is on
+      if (b === 1) {
+        p.stage = 3; p.code = []; p.got = 0;
+        emitRaw([82, 1, RAW_PASTE_WINDOW & 0xff, RAW_PASTE_WINDOW >> 8]); // "R\x01" + window size
+        flushOut();
+        return 0;
+      }
+      board.paste = null; replChar(5); replChar(65); return replChar(b);
+    }
+    if (b === 4) { // end of data: acknowledge, then run it as an ordinary raw-REPL command
+      board.paste = null;
+      emitRaw([4]);
+      flushOut();
+      for (const c of p.code) replChar(c);
+      out.swallow = [79, 75]; // "OK"
+      board.rawLineLen = 0;
+      return replChar(4);
+    }
+    p.code.push(b);
+    if (++p.got % RAW_PASTE_WINDOW === 0) { emitRaw([1]); flushOut(); } // room for another window
+    return 0;
+  }
+  if (board.mode === "raw") {
+    if (b === 5 && board.rawLineLen === 0) { board.paste = { stage: 1 }; return 0; }
+    if (b === 2) board.mode = "friendly";
+    if (b === 3 || b === 4 || b === 1) board.rawLineLen = 0; else board.rawLineLen++;
+  } else if (b === 1) {
+    board.mode = "raw";
+    board.rawLineLen = 0;
+  }
+  return replChar(b);
+}
+
+let feeding = false;
+function feedPending() {
+  if (feeding || board.rebooting || board.off || !board.vm) return;
+  feeding = true;
+  try {
+    while (board.pending.length && !board.rebooting && !board.off) {
+      const b = board.pending.shift();
+      let r;
+      try {
+        r = feedByte(b);
+      } catch (e) {
+        if (e instanceof BoardReset) { feeding = false; onReset(e); return; }
+        throw e;
+      }
+      if (r === 0x100) { feeding = false; boot("soft", board.resetCause); return; }
+    }
+    flushOut();
+  } finally {
+    feeding = false;
+  }
+  scheduleSync();
+}
+
+let syncTimer = null;
+function scheduleSync() {
+  if (!cfg.flash_dir || syncTimer) return;
+  syncTimer = setTimeout(() => { syncTimer = null; syncFlash(); }, 200);
+}
+
+// ---- control requests (JS-side state; world actions are replayed inside the VM) ----
+function ledColours(pin) {
+  const hex = board.leds.get(pin) || "";
+  const colours = [];
+  for (let i = 0; i + 6 <= hex.length; i += 6) {
+    const g = parseInt(hex.slice(i, i + 2), 16), r = parseInt(hex.slice(i + 2, i + 4), 16), b = parseInt(hex.slice(i + 4, i + 6), 16);
+    colours.push([r, g, b]); // WS2812 order on the wire is G, R, B
+  }
+  return colours;
+}
+
+function handleControl(line) {
+  let req;
+  try { req = JSON.parse(line); } catch (e) { reply({ ok: false, error: "bad JSON" }); return; }
+  const id = req.id;
+  const ok = (extra) => reply({ id, ok: true, ...extra });
+  switch (req.op) {
+    case "ping": return ok({ boots: board.boots, mode: board.mode, off: board.off });
+    case "pin": // force an input level (button pressed, reed stuck) or release it (level null)
+      if (req.level === null || req.level === undefined) board.overrides.delete(req.pin); else board.overrides.set(req.pin, req.level ? 1 : 0);
+      board.inputsVersion++;
+      return ok({});
+    case "world":
+      board.worldLog.push(JSON.stringify(req.entry));
+      board.inputsVersion++;
+      return ok({});
+    case "pins": {
+      const pins = {};
+      for (const [p, s] of board.outputs) pins[p] = { ...s };
+      for (const [p, l] of board.overrides) pins[p] = { ...(pins[p] || {}), forced: l };
+      return ok({ pins });
+    }
+    case "leds": return ok({ leds: ledColours(req.pin) });
+    case "pwm": return ok({ pwm: board.pwm.get(req.pin) || { freq: 0, duty_u16: 0 } });
+    case "wdt": return ok({ wdt: board.wdt ? { timeout: board.wdt.timeout, left_ms: board.wdt.deadline - performance.now() } : null });
+    case "reset": // the EN button
+      ok({});
+      return resetFromOutside({ kind: "hard", cause: HARD_RESET });
+    case "power_cut":
+      ok({});
+      return resetFromOutside({ kind: "power", cause: PWRON_RESET, offMs: req.off_ms || 0 });
+    default:
+      return reply({ id, ok: false, error: `unknown op ${JSON.stringify(req.op)}` });
+  }
+}
+
+function resetFromOutside(r) {
+  if (r.kind === "power") {
+    board.off = true;
+    board.pending.length = 0;
+    out.len = 0; // bytes still in the UART die with the power
+    board.wdt = null;
+    setTimeout(() => { board.off = false; boot("power", PWRON_RESET); }, r.offMs);
+    if (board.inVm) board.pendingReset = { kind: "dead" }; // unwind the dying VM from the next hook
+    return;
+  }
+  if (board.inVm) { resetFromInside(r.kind, r.cause); return; }
+  setImmediate(() => boot(r.kind, r.cause));
+}
+
+function onReset(e) {
+  // "dead": the power is off; the power-on timer boots again
+  if (e.kind !== "dead") boot(e.kind, e.cause);
+}
+
+// ---- idle loop: the VM is not running Python; input arrives as worker messages ----
+function idle() {
+  if (board.rebooting) return;
+  try {
+    if (Atomics.load(sig, 0) !== seenSig) drainInputs(false);
+    if (board.off) return;
+    checkWdt();
+    if (board.pendingReset) { const r = board.pendingReset; board.pendingReset = null; onReset(r); return; }
+    if (board.vm && board.inputsVersion !== board.servicedVersion) {
+      // IRQs fire at the REPL prompt too: let the shims rescan the pins
+      board.servicedVersion = board.inputsVersion;
+      runInVm("__import__('_vbhw').service()");
+    }
+    feedPending();
+  } catch (e) {
+    if (e instanceof BoardReset) { onReset(e); return; }
+    throw e;
+  }
+}
+
+worker.on("message", idle);
+setInterval(idle, 50); // WDT and pin IRQs at the prompt
+
+function shutdown() {
+  flushOut();
+  try { syncFlash(); } catch (e) { /* best effort */ }
+  process.exit(0);
+}
+process.on("SIGTERM", shutdown);
+process.on("SIGINT", shutdown);
+
+// A reset thrown through runPython/replProcessChar from a hook ends up here when nothing else
+// caught it (e.g. inside the idle service call).
+process.on("uncaughtException", (e) => {
+  if (e instanceof BoardReset) { onReset(e); return; }
+  process.stderr.write(`vboard: ${e.stack || e}\n`);
+  process.exit(70);
+});
+
+board.files = loadFlashDir(cfg.flash_dir);
+synced = cfg.flash_dir ? loadFlashDir(cfg.flash_dir) : null;
+await boot("power", PWRON_RESET);

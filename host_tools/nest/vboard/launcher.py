@@ -1,0 +1,267 @@
+"""VirtualBoard: the MicroPython VM (board.mjs under Node) behind a pseudo-terminal.
+
+The launcher owns what Node cannot do well while the VM blocks its thread: the pty (kept open
+here so a client closing it never gives the board EIO), the UART throttle (a pty has no baud
+rate), the loopback control socket, and a CPython copy of the world that validates scripted
+actions and answers questions about it.
+"""
+
+import json
+import os
+import select
+import subprocess
+import tempfile
+import threading
+import time
+import tty
+from pathlib import Path
+
+from nest.errors import NestError
+from nest.vboard.control import ControlClient, ControlServer
+from nest.world import NestWorld
+
+HERE = Path(__file__).resolve().parent
+BOARD_MJS = HERE / "board.mjs"
+SHIM_DIR = HERE / "mpy"
+WORLD_PY = HERE.parent / "world.py"
+ROOT = HERE.parent.parent.parent
+START_TIMEOUT_S = 15.0
+REQUEST_TIMEOUT_S = 5.0
+HX711_SPS = 80
+
+
+def pin_map():
+    """The nest's wiring, read from the firmware's one board file (never retyped here)."""
+    try:
+        from gulo import board
+    except ImportError:  # running from a checkout without the editable install
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("gulo_board", ROOT / "firmware" / "gulo" / "board.py")
+        board = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(board)
+    hw = {name: value for name, value in vars(board).items() if name.isupper() and isinstance(value, int)}
+    hw["HX711_DOUT"] = list(board.HX711_DOUT)
+    hw["buttons"] = {name[len("BUTTON_"):]: pin for name, pin in hw.items() if name.startswith("BUTTON_")}
+    return hw
+
+
+class _Line:
+    """One direction of a UART: bytes cannot leave faster than baud / 10 (8N1)."""
+
+    def __init__(self, baud):
+        self.byte_s = 10.0 / baud if baud else 0.0
+        self.done = time.monotonic()
+
+    def chunk(self):
+        return 64 if self.byte_s else 65536
+
+    def wait(self, n):
+        if not self.byte_s:
+            return
+        now = time.monotonic()
+        self.done = max(self.done, now) + n * self.byte_s
+        if self.done > now:
+            time.sleep(self.done - now)
+
+
+class VirtualBoard:
+    """`with VirtualBoard() as board:` gives `board.port` (/dev/pts/N) and `board.control`."""
+
+    def __init__(self, flash_dir=None, baud=115200, headless=True, seed=1, control_port=0, log_path=None,
+                 node="node"):
+        self.flash_dir = Path(flash_dir).resolve() if flash_dir else None
+        self.baud = baud
+        self.headless = headless
+        self.seed = seed
+        self.control_port = control_port
+        self.node = node
+        self.hw = pin_map()
+        if log_path is None:
+            fd, log_path = tempfile.mkstemp(prefix="vboard-", suffix=".log")
+            os.close(fd)
+        self.log_path = Path(log_path)
+        self.port = None
+        self.control = None
+        self.control_address = None
+        self.proc = None
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._stdin_lock = threading.Lock()
+        self._waiting = {}
+        self._next_id = 0
+        self._id_lock = threading.Lock()
+        self._threads = []
+        self.world = None
+        self.epoch_ms = None
+
+    # ---- life cycle ----
+    def start(self):
+        if self.flash_dir:
+            self.flash_dir.mkdir(parents=True, exist_ok=True)
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.master, False)
+        self.port = os.ttyname(self.slave)
+        self.epoch_ms = int(time.time() * 1000)
+        self.world = NestWorld(seed=self.seed, sps=HX711_SPS)
+        ctl_r, ctl_w = os.pipe()
+        cfg = {
+            "hw": {**self.hw, "hx711_sps": HX711_SPS},
+            "seed": self.seed,
+            "epoch_ms": self.epoch_ms,
+            "flash_dir": str(self.flash_dir) if self.flash_dir else None,
+            "shim_dir": str(SHIM_DIR),
+            "world_path": str(WORLD_PY),
+            "ctl_fd": ctl_w,
+        }
+        self._log = open(self.log_path, "ab")
+        try:
+            self.proc = subprocess.Popen([self.node, str(BOARD_MJS), json.dumps(cfg)], cwd=ROOT,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+                                         pass_fds=(ctl_w,))
+        except FileNotFoundError as e:
+            raise NestError(f"cannot start the virtual board: {self.node!r} not found "
+                            "(Node.js 20 is needed)") from e
+        os.close(ctl_w)
+        self._ctl = os.fdopen(ctl_r, "rb")
+        for target in (self._pump_to_board, self._pump_from_board, self._read_control):
+            t = threading.Thread(target=target, daemon=True, name=f"vboard-{target.__name__}")
+            t.start()
+            self._threads.append(t)
+        if not self._ready.wait(START_TIMEOUT_S):
+            self.stop()
+            raise NestError(f"the virtual board did not start within {START_TIMEOUT_S:.0f} s; "
+                            f"its log: {self.log_path}: {self._log_tail()}")
+        self.server = ControlServer(self, port=self.control_port)
+        self.control_address = self.server.address
+        self.control = ControlClient(self.control_address)
+        return self
+
+    def stop(self):
+        self._stop.set()
+        if getattr(self, "server", None):
+            self.server.close()
+            self.server = None
+        if self.control:
+            self.control.close()
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()  # board.mjs saves the flash folder on SIGTERM
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for fd in (getattr(self, "master", None), getattr(self, "slave", None)):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.master = self.slave = None
+        if getattr(self, "_log", None):
+            self._log.close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def _log_tail(self):
+        try:
+            return self.log_path.read_text(errors="replace")[-2000:]
+        except OSError:
+            return ""
+
+    # ---- serial relay ----
+    def _send_frame(self, kind, payload):
+        frame = kind + len(payload).to_bytes(4, "little") + payload
+        with self._stdin_lock:
+            try:
+                self.proc.stdin.write(frame)
+                self.proc.stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                pass
+
+    def _pump_to_board(self):
+        line = _Line(self.baud)
+        while not self._stop.is_set():
+            try:
+                r, _, _ = select.select([self.master], [], [], 0.2)
+                if not r:
+                    continue
+                data = os.read(self.master, line.chunk())
+            except (BlockingIOError, InterruptedError):
+                continue
+            except (OSError, TypeError, ValueError):
+                return
+            line.wait(len(data))
+            self._send_frame(b"S", data)
+
+    def _pump_from_board(self):
+        line = _Line(self.baud)
+        out = self.proc.stdout.fileno()
+        while not self._stop.is_set():
+            try:
+                data = os.read(out, line.chunk())
+            except OSError:
+                return
+            if not data:
+                return
+            line.wait(len(data))
+            self._write_pty(data)
+
+    def _write_pty(self, data):
+        # A UART with nobody listening loses its bytes; a pty would instead fill up and stall the
+        # board, so give a slow reader a second and then drop.
+        deadline = time.monotonic() + 1.0
+        while data and not self._stop.is_set():
+            try:
+                n = os.write(self.master, data)
+                data = data[n:]
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                try:
+                    select.select([], [self.master], [], min(left, 0.1))
+                except (OSError, TypeError, ValueError):
+                    return
+            except (OSError, TypeError, ValueError):
+                return
+
+    # ---- control ----
+    def _read_control(self):
+        for raw in self._ctl:
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue
+            if msg.get("event") == "ready":
+                self._ready.set()
+                continue
+            waiter = self._waiting.pop(msg.get("id"), None)
+            if waiter:
+                waiter[1].update(msg)
+                waiter[0].set()
+
+    def board_request(self, req, timeout=REQUEST_TIMEOUT_S):
+        """Send one request to board.mjs and wait for its answer."""
+        with self._id_lock:
+            self._next_id += 1
+            rid = self._next_id
+        done, answer = threading.Event(), {}
+        self._waiting[rid] = (done, answer)
+        self._send_frame(b"C", json.dumps({**req, "id": rid}).encode())
+        if not done.wait(timeout):
+            self._waiting.pop(rid, None)
+            return {"ok": False, "error": f"the board did not answer within {timeout:.0f} s (Python busy "
+                                          "without sleeping or touching hardware?)"}
+        answer.pop("id", None)
+        return answer
+
+    def world_ms(self):
+        return int(time.time() * 1000) - self.epoch_ms

@@ -1,0 +1,229 @@
+# Runs in every fresh VM of the virtual board, before boot.py: makes the WebAssembly port look
+# and behave like MicroPython on an ESP32 where the firmware can tell the difference.
+import os
+import sys
+import time
+
+import _vbjs
+
+_HIDDEN = ("dev", "proc", "tmp", "home")  # Emscripten's own folders, not on a board's flash
+
+
+def install():
+    _patch_time()
+    _patch_os()
+    _patch_asyncio()
+    import _vbhw  # noqa: F401
+    import machine  # noqa: F401  (kept in sys.modules: the shim files are deleted after boot)
+    import neopixel  # noqa: F401
+
+
+# ---- time: sleeps block in the bridge (no spinning, Ctrl-C and control requests wake them) ----
+_ticks_ms = time.ticks_ms
+_ticks_diff = time.ticks_diff
+_ticks_add = time.ticks_add
+
+
+def sleep_ms(ms):
+    import _vbhw
+    ms = int(ms)
+    if ms <= 0:
+        _vbhw.service()
+        return
+    end = _ticks_add(_ticks_ms(), ms)
+    while True:
+        left = _ticks_diff(end, _ticks_ms())
+        if left <= 0:
+            break
+        # with pin IRQs or timers armed, wake often enough to see their edges
+        _vbjs.sleep_ms(min(left, 5) if _vbhw.needs_scan() else left)
+        _vbhw.service()
+
+
+def sleep_us(us):
+    us = int(us)
+    if us >= 2000:
+        sleep_ms(us // 1000)
+        us %= 1000
+    if us > 0:
+        _vbjs.busy_us(us)  # short delays busy-wait on the ESP32 too (bit-banged protocols need it)
+
+
+def sleep(s):
+    if isinstance(s, int):
+        sleep_ms(s * 1000)
+    else:
+        sleep_us(int(s * 1000000))
+
+
+def _patch_time():
+    time.sleep_ms = sleep_ms
+    time.sleep_us = sleep_us
+    time.sleep = sleep
+    time.ticks_us = _vbjs.ticks_us
+
+
+# ---- os: sizes in ilistdir, stat('') is the current folder, no Emscripten folders at the root ----
+def _patch_os():
+    real_ilistdir = os.ilistdir
+    real_stat = os.stat
+
+    def _abs(p):
+        if not p.startswith("/"):
+            cwd = os.getcwd()
+            p = cwd.rstrip("/") + "/" + p
+        return p
+
+    def stat(p):
+        return real_stat(p if p != "" else os.getcwd())
+
+    def ilistdir(*args):
+        p = args[0] if args else ""
+        at_root = _abs(p or ".").rstrip("/.") == ""
+        base = _abs(p or ".").rstrip("/.")
+        for e in real_ilistdir(*args):
+            if at_root and e[0] in _HIDDEN:
+                continue
+            size = 0
+            if e[1] == 0x8000:
+                try:
+                    size = real_stat(base + "/" + e[0])[6]
+                except OSError:
+                    pass
+            yield (e[0], e[1], 0, size)
+
+    def listdir(*args):
+        return [e[0] for e in ilistdir(*args)]
+
+    def uname():
+        return _Uname()
+
+    os.stat = stat
+    os.ilistdir = ilistdir
+    os.listdir = listdir
+    os.uname = uname
+
+
+class _Uname:
+    sysname = "esp32"
+    nodename = "esp32"
+    release = "1.29.0"
+    version = "v1.29.0 on 2026-08-25"
+    machine = "Generic ESP32 module with ESP32"
+
+    def __getitem__(self, i):
+        return (self.sysname, self.nodename, self.release, self.version, self.machine)[i]
+
+    def __repr__(self):
+        return (f"(sysname='esp32', nodename='esp32', release='1.29.0', version='{self.version}', "
+                f"machine='{self.machine}')")
+
+
+# ---- asyncio: a blocking run() on the port's _run_iter, and ThreadSafeFlag ----
+def _patch_asyncio():
+    import asyncio
+    from asyncio import core
+
+    nxt = [None]
+
+    def schedule_run_iter(dt):
+        # the port arms a JS timer here; JS timers cannot fire while Python runs, so run()
+        # below just remembers when the next task is due
+        if nxt[0] is None or dt < nxt[0]:
+            nxt[0] = dt
+
+    core._schedule_run_iter = schedule_run_iter
+
+    def run_until_complete(main_task=None):
+        import _vbhw
+        box = []
+
+        async def waiter():
+            try:
+                box.append((False, await main_task))
+            except BaseException as e:  # noqa: B036  (re-raised from run(), as the ESP32 does)
+                box.append((True, e))
+
+        core.create_task(waiter())
+        try:
+            while not box:
+                nxt[0] = None
+                core._run_iter()
+                if box:
+                    break
+                dt = nxt[0]
+                if dt is None:
+                    dt = 5 if _vbhw.needs_scan() else 100  # only IRQs or a ThreadSafeFlag can wake us
+                if dt > 0:
+                    _vbjs.sleep_ms(dt)
+                    _vbhw.service()  # pin edges become scheduled callbacks, run right here
+        finally:
+            core.cur_task = None
+        if box[0][0]:
+            raise box[0][1]
+        return box[0][1]
+
+    def run(coro):
+        return run_until_complete(core.create_task(coro))
+
+    def run_forever():
+        async def forever():
+            while True:
+                await core.sleep_ms(1000000)
+        run(forever())
+
+    asyncio.run = run
+    asyncio.ThreadSafeFlag = ThreadSafeFlag
+    core.Loop.run_until_complete = run_until_complete
+    core.Loop.run_forever = run_forever
+
+
+class ThreadSafeFlag:
+    """asyncio.ThreadSafeFlag: set() from a (soft) IRQ callback, one task waits on it."""
+
+    def __init__(self):
+        self.state = 0
+        self.waiting = None
+
+    def set(self):
+        self.state = 1
+        t = self.waiting
+        if t is not None:
+            from asyncio import core
+            self.waiting = None
+            t.data = None
+            core._task_queue.push(t)
+            core._schedule_run_iter(0)
+
+    def clear(self):
+        self.state = 0
+
+    def remove(self, task):
+        self.waiting = None
+
+    # async
+    def wait(self):
+        from asyncio import core
+        if not self.state:
+            self.waiting = core.cur_task
+            core.cur_task.data = self
+            yield
+        self.state = 0
+
+
+# ---- boot.py / main.py, run as the ESP32 port's pyexec_file does ----
+def run_file(name):
+    try:
+        f = open(name)
+    except OSError:
+        return
+    with f:
+        src = f.read()
+    import __main__
+    g = __main__.__dict__
+    try:
+        exec(compile(src, name, "exec"), g)
+    except SystemExit:
+        pass
+    except BaseException as e:  # noqa: B036  (the board prints it and carries on to the REPL)
+        sys.print_exception(e)

@@ -1,0 +1,227 @@
+# Simulated hardware of the nest, inside the MicroPython VM of the virtual board.
+#
+# JS timers never fire while Python runs, so nothing here is pushed by a clock: every level is
+# computed when the firmware reads it, from the time and from the world (the load cell physics
+# in nest/world.py, replayed from the control channel's action log). The pin map comes from
+# firmware/gulo/board.py through the launcher: no GPIO number is written here.
+import json
+
+import _vbjs
+import micropython
+from _vbworld import NestWorld
+
+_cfg = json.loads(_vbjs.config())
+REED = _cfg.get("REED", -1)
+SCK = _cfg.get("HX711_SCK", -1)
+DOUTS = tuple(_cfg.get("HX711_DOUT", ()))
+HX711_OFFSET = _cfg.get("hx711_offset", 30000)
+HX711_COUNTS_PER_G = _cfg.get("hx711_counts_per_g", 420.0)
+HX711_SPS = _cfg.get("hx711_sps", 80)
+
+# ESP32 machine.Pin constants
+IN = 1
+OUT = 3
+OPEN_DRAIN = 7
+PULL_DOWN = 1
+PULL_UP = 2
+IRQ_RISING = 1
+IRQ_FALLING = 2
+
+mode = {}      # pin -> mode
+pull = {}      # pin -> pull
+latch = {}     # pin -> output value
+irqs = {}      # pin -> [handler, trigger, pin object, last level]
+timers = []    # [due_ms, period_ms or 0, callback, timer object]
+
+_world = NestWorld(seed=_vbjs.seed(), sps=HX711_SPS)
+_applied = 0
+
+
+def world():
+    """The nest, with every action the control channel logged so far applied."""
+    global _applied
+    n = _vbjs.world_len()
+    if n != _applied:
+        for e in json.loads(_vbjs.world_log(_applied)):
+            _apply(e)
+        _applied = n
+        hx711.world_changed()
+    return _world
+
+
+def _apply(e):
+    a = e["a"]
+    t = e.get("t", 0)
+    w = _world
+    try:
+        if a == "take":
+            w.take(t, e["colour"], e.get("hand", "steady"))
+        elif a == "touch":
+            w.touch(t, e.get("hand", "steady"))
+        elif a == "drop":
+            w.drop(t, e["colour"])
+        elif a == "knock_pole":
+            w.knock_pole(t)
+        elif a == "seat_pole":
+            w.seat_pole(t)
+        elif a == "pour_back":
+            w.pour_back(t)
+        elif a == "set":
+            setattr(w, e["name"], e["value"])
+    except ValueError:
+        pass  # the launcher validated it against its own copy of the world; never stop the board
+
+
+class HX711:
+    """The HX711 at pin level: DOUT low = data ready (every 1/sps s), 24 bits MSB first on the
+    rising SCK edges, then 1-3 more pulses choose the gain of the next conversion; SCK held high
+    for more than 60 us powers it down, and the falling edge resets it (settling before data).
+    The 60 us are counted in CPU time: a preempted host thread must not power the chip down."""
+
+    def __init__(self, n):
+        self.n = n
+        self.period = 1000.0 / HX711_SPS
+        self.t0 = _vbjs.world_ms()
+        self.ready_at = self.t0 + self.period
+        self.sck = 0
+        self.rise_cpu = 0
+        self.reading = False
+        self.pulses = 0
+        self.last_edge_us = 0
+        self.values = [0] * n
+        self.gain = 128
+        self.sample_t = 0
+
+    def world_changed(self):
+        pass
+
+    def _finish(self):
+        # the readout ends once the clock has been quiet for a while after the gain pulses
+        if self.reading and self.pulses >= 25:
+            if _vbjs.ticks_us() - self.last_edge_us > 300 or self.last_edge_us > _vbjs.ticks_us():
+                self.gain = (128, 32, 64)[min(self.pulses, 27) - 25]
+                self.reading = False
+                self.pulses = 0
+                self.ready_at = self.sample_t + self.period
+
+    def _latch(self, now):
+        k = int((now - self.t0) // self.period)
+        t = self.t0 + k * self.period
+        self.sample_t = t
+        g = world().grams(int(t))
+        for i in range(self.n):
+            if g is None or self.gain == 32:
+                raw = HX711_OFFSET // 7 if g is not None else 0
+            else:
+                raw = int(HX711_OFFSET + g / self.n * HX711_COUNTS_PER_G * self.gain / 128)
+            raw = max(-0x800000, min(0x7FFFFF, raw))
+            self.values[i] = raw & 0xFFFFFF
+
+    def write_sck(self, v):
+        cpu = _vbjs.cpu_us()
+        if v and not self.sck:
+            self.sck = 1
+            self.rise_cpu = cpu
+            self._finish()
+            if not self.reading:
+                now = _vbjs.world_ms()
+                if now < self.ready_at or world().unplugged:
+                    return  # not ready: the pulse clocks nothing out
+                self._latch(now)
+                self.reading = True
+            self.pulses += 1
+            self.last_edge_us = _vbjs.ticks_us()
+        elif not v and self.sck:
+            self.sck = 0
+            if cpu - self.rise_cpu > 60:
+                # powered down, and back up now: gain 128, data after settling (4 conversions)
+                self.reading = False
+                self.pulses = 0
+                self.gain = 128
+                self.t0 = _vbjs.world_ms()
+                self.ready_at = self.t0 + 4 * self.period
+
+    def dout(self, i):
+        if self.sck and _vbjs.cpu_us() - self.rise_cpu > 60:
+            return 1  # powered down
+        if world().unplugged:
+            return 1
+        self._finish()
+        if self.reading:
+            p = self.pulses
+            if p <= 24:
+                return (self.values[i] >> (24 - p)) & 1 if p else 0
+            return 1
+        return 0 if _vbjs.world_ms() >= self.ready_at else 1
+
+
+hx711 = HX711(len(DOUTS))
+
+
+def level(pin):
+    """What the pin reads now."""
+    forced = _vbjs.override(pin)
+    if forced >= 0:
+        return forced
+    if pin == REED:
+        # normally-open reed to GND with an external pull-up: closed (0) while the pole is seated
+        return 0 if world().pole_is_seated(_vbjs.world_ms()) else 1
+    if pin in DOUTS:
+        return hx711.dout(DOUTS.index(pin))
+    m = mode.get(pin)
+    if m == OUT:
+        return latch.get(pin, 0)
+    if m == OPEN_DRAIN and not latch.get(pin, 0):
+        return 0
+    p = pull.get(pin)
+    return 1 if p == PULL_UP or m == OPEN_DRAIN else 0
+
+
+def configure(pin, m, p):
+    if m is not None:
+        mode[pin] = m
+    if p is not None:
+        pull[pin] = p
+    _vbjs.pin_state(pin, mode.get(pin, -1), pull.get(pin, -1), latch.get(pin, 0))
+
+
+def write(pin, v):
+    v = 1 if v else 0
+    latch[pin] = v
+    if pin == SCK:
+        hx711.write_sck(v)  # thousands per second: not reported to the control channel
+    else:
+        _vbjs.pin_state(pin, mode.get(pin, -1), pull.get(pin, -1), v)
+
+
+def needs_scan():
+    return bool(irqs) or bool(timers)
+
+
+def service():
+    """Deliver pin edges and due timers as scheduled callbacks (soft IRQs), as the ESP32 does."""
+    for pin in irqs:
+        rec = irqs[pin]
+        lv = level(pin)
+        if lv != rec[3]:
+            rec[3] = lv
+            if rec[1] & (IRQ_RISING if lv else IRQ_FALLING):
+                _schedule(rec[0], rec[2])
+    if timers:
+        now = _vbjs.world_ms()
+        for rec in timers[:]:
+            if now >= rec[0]:
+                if rec[1]:
+                    rec[0] += rec[1] * max(1, (now - rec[0]) // rec[1] + 1)
+                else:
+                    timers.remove(rec)
+                _schedule(rec[2], rec[3])
+
+
+def _schedule(fn, arg):
+    if fn is None:
+        return
+    try:
+        micropython.schedule(fn, arg)
+    except RuntimeError:
+        pass  # schedule queue full: the ESP32 drops the event too

@@ -1,0 +1,257 @@
+# `machine` for the virtual ESP32: the subset the nest firmware and its drivers use, with the
+# ESP32 port's constants and behaviour. State lives in _vbhw (pins, HX711, world) and in the JS
+# bridge (LEDs, PWM, watchdog, resets) so the control channel can read it.
+import _vbhw
+import _vbjs
+
+PWRON_RESET = 1
+HARD_RESET = 2
+WDT_RESET = 3
+DEEPSLEEP_RESET = 4
+SOFT_RESET = 5
+
+_freq = 160000000
+_irq_state = 1
+
+
+class Pin:
+    IN = _vbhw.IN
+    OUT = _vbhw.OUT
+    OPEN_DRAIN = _vbhw.OPEN_DRAIN
+    PULL_DOWN = _vbhw.PULL_DOWN
+    PULL_UP = _vbhw.PULL_UP
+    PULL_HOLD = 4
+    IRQ_RISING = _vbhw.IRQ_RISING
+    IRQ_FALLING = _vbhw.IRQ_FALLING
+    WAKE_LOW = 4
+    WAKE_HIGH = 5
+    DRIVE_0 = 0
+    DRIVE_1 = 1
+    DRIVE_2 = 2
+    DRIVE_3 = 3
+
+    def __init__(self, id, mode=-1, pull=-1, *, value=None, drive=None, hold=None):
+        if not isinstance(id, int) or not (0 <= id <= 39) or id in (20, 24, 28, 29, 30, 31):
+            raise ValueError("invalid pin")
+        self._id = id
+        self.init(mode, pull, value=value)
+
+    def init(self, mode=-1, pull=-1, *, value=None, drive=None, hold=None):
+        if mode == Pin.OUT and self._id >= 34:
+            raise ValueError("pin can only be input")
+        if value is not None:
+            _vbhw.latch[self._id] = 1 if value else 0
+        _vbhw.configure(self._id, None if mode == -1 else mode, None if pull == -1 else pull)
+        if value is not None:
+            _vbhw.write(self._id, value)
+
+    def value(self, v=None):
+        if v is None:
+            return _vbhw.level(self._id)
+        _vbhw.write(self._id, v)
+
+    __call__ = value
+
+    def on(self):
+        _vbhw.write(self._id, 1)
+
+    def off(self):
+        _vbhw.write(self._id, 0)
+
+    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, *, wake=None, hard=False):
+        if handler is None:
+            _vbhw.irqs.pop(self._id, None)
+        else:
+            _vbhw.irqs[self._id] = [handler, trigger, self, _vbhw.level(self._id)]
+        return self
+
+    def __repr__(self):
+        return f"Pin({self._id})"
+
+
+class Signal:
+    def __init__(self, pin, *args, invert=False, **kw):
+        self._pin = pin if isinstance(pin, Pin) else Pin(pin, *args, **kw)
+        self._inv = invert
+
+    def value(self, v=None):
+        if v is None:
+            return self._pin.value() ^ self._inv
+        self._pin.value((1 if v else 0) ^ self._inv)
+
+    __call__ = value
+
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
+
+class PWM:
+    def __init__(self, dest, *, freq=None, duty=None, duty_u16=None, duty_ns=None, invert=False):
+        self._pin = dest if isinstance(dest, Pin) else Pin(dest, Pin.OUT)
+        self._freq = 5000
+        self._duty = 32768
+        self.init(freq=freq, duty=duty, duty_u16=duty_u16, duty_ns=duty_ns)
+
+    def init(self, *, freq=None, duty=None, duty_u16=None, duty_ns=None, invert=False):
+        if freq is not None:
+            self._check_freq(freq)
+            self._freq = freq
+        if duty is not None:
+            self._duty = min(1023, max(0, duty)) * 65535 // 1023
+        if duty_u16 is not None:
+            self._duty = min(65535, max(0, duty_u16))
+        if duty_ns is not None:
+            self._duty = min(65535, duty_ns * self._freq * 65535 // 1000000000)
+        self._report()
+
+    def _check_freq(self, f):
+        if not 1 <= f <= 40000000:
+            raise ValueError("freq must be from 1Hz to 40MHz")
+
+    def _report(self):
+        _vbjs.pwm(self._pin._id, self._freq, self._duty)
+
+    def freq(self, f=None):
+        if f is None:
+            return self._freq
+        self._check_freq(f)
+        self._freq = f
+        self._report()
+
+    def duty(self, d=None):
+        if d is None:
+            return self._duty * 1023 // 65535
+        self.init(duty=d)
+
+    def duty_u16(self, d=None):
+        if d is None:
+            return self._duty
+        self.init(duty_u16=d)
+
+    def duty_ns(self, d=None):
+        if d is None:
+            return self._duty * 1000000000 // (self._freq * 65535)
+        self.init(duty_ns=d)
+
+    def deinit(self):
+        _vbjs.pwm(self._pin._id, 0, 0)
+
+
+class WDT:
+    """Once started it cannot be stopped; not fed within `timeout` ms, it resets the board
+    (checked by the bridge even while Python spins, like the hardware timer)."""
+
+    def __init__(self, id=0, timeout=5000):
+        if timeout < 1:
+            raise ValueError("WDT timeout too short")
+        _vbjs.wdt(timeout)
+
+    def feed(self):
+        _vbjs.wdt_feed()
+
+
+class Timer:
+    ONE_SHOT = 0
+    PERIODIC = 1
+
+    def __init__(self, id=-1, **kw):
+        self._rec = None
+        if kw:
+            self.init(**kw)
+
+    def init(self, *, mode=PERIODIC, period=-1, freq=-1, callback=None):
+        self.deinit()
+        if freq > 0:
+            period = max(1, 1000 // freq)
+        self._rec = [_vbjs.world_ms() + period, period if mode == Timer.PERIODIC else 0, callback, self]
+        _vbhw.timers.append(self._rec)
+
+    def deinit(self):
+        if self._rec in _vbhw.timers:
+            _vbhw.timers.remove(self._rec)
+        self._rec = None
+
+
+def bitstream(pin, encoding, timing, buf):
+    # WS2812 bytes on the wire; the control channel decodes them as G, R, B per LED
+    _vbjs.leds(pin._id if isinstance(pin, Pin) else pin, bytes(buf).hex())
+
+
+def _wait_for_reset():
+    # the bridge unwinds the VM from its next poll, which ticks_ms() reaches (an empty
+    # `while True: pass` calls nothing the bridge can hook)
+    import time
+    while True:
+        time.ticks_ms()
+
+
+def reset():
+    _vbjs.reset(SOFT_RESET)  # esp_restart(): reset_cause() reports SOFT_RESET on the ESP32 too
+    _wait_for_reset()
+
+
+def soft_reset():
+    _vbjs.soft_reset()
+    _wait_for_reset()
+
+
+def reset_cause():
+    return _vbjs.reset_cause()
+
+
+def unique_id():
+    s = _vbjs.seed()
+    return bytes((0x24, 0x0A, 0xC4, (s >> 16) & 0xFF, (s >> 8) & 0xFF, s & 0xFF))
+
+
+def freq(f=None):
+    global _freq
+    if f is None:
+        return _freq
+    if f not in (20000000, 40000000, 80000000, 160000000, 240000000):
+        raise ValueError("frequency must be 20MHz, 40MHz, 80Mhz, 160MHz or 240MHz")
+    _freq = f
+
+
+def idle():
+    import time
+    time.sleep_ms(1)
+
+
+def disable_irq():
+    global _irq_state
+    s = _irq_state
+    _irq_state = 0
+    return s
+
+
+def enable_irq(state=1):
+    global _irq_state
+    _irq_state = state
+
+
+def lightsleep(ms=None):
+    import time
+    time.sleep_ms(ms or 0)
+
+
+def deepsleep(ms=None):
+    import time
+    time.sleep_ms(ms or 0)
+    _vbjs.reset(DEEPSLEEP_RESET)
+    _wait_for_reset()
+
+
+def time_pulse_us(pin, pulse_level, timeout_us=1000000):
+    t0 = _vbjs.ticks_us()
+    while pin.value() != pulse_level:
+        if (_vbjs.ticks_us() - t0) & 0x3FFFFFFF > timeout_us:
+            return -2
+    t1 = _vbjs.ticks_us()
+    while pin.value() == pulse_level:
+        if (_vbjs.ticks_us() - t1) & 0x3FFFFFFF > timeout_us:
+            return -1
+    return (_vbjs.ticks_us() - t1) & 0x3FFFFFFF
