@@ -109,6 +109,19 @@ class HX711:
             values[i] = v
         return values
 
+    def poll(self):
+        """Non-blocking: the summed conversion if one is waiting and settled, else None. (The
+        async sampler calls this every few ms and times silence out itself.)"""
+        if not self.ready():
+            return None
+        total = 0
+        for v in self.read_raw():
+            total += v
+        if self._discard:
+            self._discard -= 1
+            return None
+        return total
+
     def read(self, timeout_ms=READY_TIMEOUT_MS):
         """The next settled conversion, all cells summed (raw counts). Discards the first reads
         after power-up. Blocks at most timeout_ms per conversion."""

@@ -76,3 +76,17 @@ def test_scale_converts_both_ways():
     s = Scale(counts_per_g=400.0, offset=-1000)
     assert s.grams(s.counts(250.0)) == 250.0
     assert s.grams(-1000) == 0
+
+
+def test_poll_never_waits_and_skips_the_settling_reads():
+    clock, made = chips([7] * SETTLE_READS + [42])
+    hx = driver(clock, made)
+    assert hx.poll() is None            # nothing converted yet: returns at once
+    got = []
+    for _ in range(200):
+        clock.sleep_ms(1)
+        clock.ticks_ms()                # the chip notices the read is over
+        v = hx.poll()
+        if v is not None:
+            got.append(v)
+    assert got == [42]
