@@ -71,4 +71,4 @@ def test_settings_fall_back_to_defaults_when_damaged():
     with open(d + "/config", "ab") as f:
         f.write(b"x")
     s3 = Settings(d + "/config", {"players": 2, "variant": "standard"})
-    assert s3.values["players"] == 2 and "damaged" in s3.problem
+    assert s3.values["players"] == 2 and s3.problem is not None and "damaged" in s3.problem
