@@ -1,11 +1,12 @@
-"""The bowl (nest): a drafted shell with a shallow pole socket, carried on the load cell's free end
-by a pad under its floor. It touches nothing else (tested)."""
+"""The bowl (nest): a drafted shell with a shallow pole socket and a flat underside (it prints
+without support), screwed through the spacer (spacer.py) onto the load cell's free end. It touches
+nothing else (tested)."""
 import math
 
 import cadquery as cq
 
 from . import params as P
-from .geom import box, cut_all, cyl, frustum_volume, fuse_all, single_solid
+from .geom import cut_all, cyl, frustum_volume, fuse_all, single_solid
 
 
 def _profile():
@@ -24,15 +25,8 @@ def _profile():
     ]
 
 
-def pad_box():
-    """The pad bearing on the cell's free end (+x end), same footprint as the cell's end block."""
-    x1 = P.CELL_L / 2
-    return (x1 - P.PAD_LEN, P.CELL_Y - P.CELL_W / 2, P.CELL_TOP,
-            x1, P.CELL_Y + P.CELL_W / 2, P.BOWL_Z0)
-
-
 def screw_xs():
-    """x of the two screws through the pad into the cell's free end."""
+    """x of the two screws through the bowl floor and the spacer into the cell's free end."""
     x1 = P.CELL_L / 2
     return (x1 - P.CELL_HOLE_END, x1 - P.CELL_HOLE_END - P.CELL_HOLE_PITCH)
 
@@ -52,11 +46,10 @@ def build():
     shell = (cq.Workplane("XZ").polyline(_profile()).close()
              .revolve(360, (0, 0, 0), (0, 1, 0)).val())
     cup = cyl(P.SOCKET_OUTER / 2, P.BOWL_FLOOR_TOP, P.BOWL_FLOOR_TOP + P.SOCKET_DEPTH)
-    pad = box(*pad_box())
-    body = fuse_all(shell, [cup, pad])
+    body = fuse_all(shell, [cup])
     tools = [cyl(P.SOCKET_BORE / 2, P.BOWL_FLOOR_TOP, P.BOWL_FLOOR_TOP + P.SOCKET_DEPTH + 1)]
     for x in screw_xs():
-        tools.append(cyl(P.CELL_SCREW_CLEAR / 2, P.CELL_TOP - 1, P.BOWL_FLOOR_TOP + 1, x, P.CELL_Y))
+        tools.append(cyl(P.CELL_SCREW_CLEAR / 2, P.BOWL_Z0 - 1, P.BOWL_FLOOR_TOP + 1, x, P.CELL_Y))
         tools.append(countersink(x, P.CELL_Y, P.BOWL_FLOOR_TOP, up=True))
     return single_solid(cut_all(body, tools))
 
@@ -79,12 +72,9 @@ def expected_volume():
     r_c = sum(p[0] for p in tri) / 3.0
     rim_cut = 2 * math.pi * r_c * area
     cup = math.pi / 4 * (P.SOCKET_OUTER ** 2 - P.SOCKET_BORE ** 2) * P.SOCKET_DEPTH
-    x0, y0, z0, x1, y1, z1 = pad_box()
-    pad = (x1 - x0) * (y1 - y0) * (z1 - z0)
     holes = 2 * (frustum_volume(P.CSK_DIA / 2, P.CELL_SCREW_CLEAR / 2, P.CSK_DEPTH)
-                 + math.pi / 4 * P.CELL_SCREW_CLEAR ** 2
-                 * (P.BOWL_FLOOR - P.CSK_DEPTH + P.BOWL_STANDOFF_H))
-    return outer - inner - rim_cut + cup + pad - holes
+                 + math.pi / 4 * P.CELL_SCREW_CLEAR ** 2 * (P.BOWL_FLOOR - P.CSK_DEPTH))
+    return outer - inner - rim_cut + cup - holes
 
 
 def cavity_volume():

@@ -28,7 +28,8 @@ DOCS = ROOT / "docs" / "enclosure"
 
 COLOURS = {
     "base": (0.55, 0.58, 0.62), "lid": (0.93, 0.91, 0.86), "bowl": (0.80, 0.62, 0.38),
-    "pole": (0.72, 0.52, 0.30), "tile": (1.0, 1.0, 0.92), "foot": (0.15, 0.15, 0.15),
+    "pole": (0.72, 0.52, 0.30), "spacer": (0.85, 0.30, 0.20), "tile": (1.0, 1.0, 0.92),
+    "foot": (0.15, 0.15, 0.15),
     "cell": (0.78, 0.80, 0.84), "esp32": (0.10, 0.20, 0.45), "hx711": (0.10, 0.45, 0.20),
 }
 EGG_COLOURS = [(0.2, 0.65, 0.25)] * 5 + [(0.95, 0.85, 0.15)] * 5 + [(0.85, 0.15, 0.15)] * 5 \
@@ -94,6 +95,7 @@ def scene(parts, coarse=0.4, lift=None):
     add(parts["lid"], COLOURS["lid"], lift.get("lid", 0))
     add(parts["bowl"], COLOURS["bowl"], lift.get("bowl", 0))
     add(parts["pole"], COLOURS["pole"], lift.get("bowl", 0))
+    add(parts["spacer"], COLOURS["spacer"], lift.get("bowl", 0) / 2)
     for i in range(len(P.led_xy())):
         add(tile.build(i), COLOURS["tile"], lift.get("lid", 0))
     for i in range(len(P.foot_centres())):
@@ -109,7 +111,7 @@ def scene(parts, coarse=0.4, lift=None):
 
 
 def section_items(parts):
-    items = [(name, parts[name], COLOURS[name]) for name in ("base", "lid", "bowl", "pole")]
+    items = [(name, parts[name], COLOURS[name]) for name in ("base", "lid", "bowl", "pole", "spacer")]
     items.append(("load cell", components.load_cell(), COLOURS["cell"]))
     items.append(("reed switch", components.reed_switch(), (0.3, 0.3, 0.3)))
     items.append(("magnet", components.magnet(), (0.6, 0.1, 0.6)))
@@ -159,7 +161,7 @@ def main(argv=None):
         prog.step("render section.png")
         render.section(section_items(parts),
                        [(0.0, "section y = 0: pole, magnet, reed switch in its tower"),
-                        (P.CELL_Y, f"section y = {P.CELL_Y:.0f}: load cell, riser, bowl pad")],
+                        (P.CELL_Y, f"section y = {P.CELL_Y:.0f}: load cell, riser, spacer under the bowl")],
                        OUT / "section.png")
         prog.step("wiring.svg/png (WireViz)")
         wiring.render(OUT)

@@ -1,5 +1,5 @@
 """All printed parts in assembly position: name -> cadquery Solid."""
-from . import base, bowl, foot, lid, pole, tile
+from . import base, bowl, foot, lid, pole, spacer, tile
 from . import params as P
 
 # name -> (module, build kwargs, material note). One entry per distinct printed part; the tiles
@@ -9,6 +9,7 @@ PARTS = {
     "base": (base, {}, "PLA/PETG, 0.2 mm layers, no support (USB hole bridges 13 mm)"),
     "lid": (lid, {}, "PLA/PETG, print upside down (top face on the bed), no support"),
     "pole": (pole, {}, "PLA, or a 10 mm beech dowel drilled 6.3 x 3.2 mm"),
+    "spacer": (spacer, {}, "PLA/PETG, 100 % infill"),
     "tile": (tile, {"index": 0}, f"natural/translucent PETG x {len(P.led_xy())}"),
     "foot": (foot, {"index": 0}, f"TPU 95A x {len(P.foot_centres())}"),
 }

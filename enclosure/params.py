@@ -52,7 +52,7 @@ PRINT_BED = (256.0, 256.0, 250.0)   # x, y, z of the build volume every part mus
 # "YZC-131" style: 80 x 12.7 x 12.7 mm aluminium, two threaded holes at each end on a 15 mm pitch.
 # ASSUMED: M4 holes with centres 4 mm and 19 mm from each end, and the strain-gauged flexure (the
 # "binocular" holes) no closer than CELL_MOUNT_LEN to either end. Measure yours and change these:
-# the tests then tell you whether the pads still clear the flexure.
+# the tests then tell you whether the spacer and riser still clear the flexure.
 CELL_L = 80.0
 CELL_W = 12.7
 CELL_H = 12.7
@@ -61,11 +61,11 @@ CELL_HOLE_END = 4.0     # first hole centre from the end
 CELL_MOUNT_LEN = 25.0   # end block (solid aluminium) length: the flexure lies between the blocks
 CELL_SCREW_CLEAR = 4.5  # M4 clearance hole (ISO 273 medium)
 # M4 countersunk screws (ISO 10642, head 8.96 mm max, 90 deg): flush inside the bowl and under
-# the base, and the pad around the hole keeps its full section (no counterbore undercut).
+# the base, and the part around the hole keeps its full section (no counterbore undercut).
 CSK_DIA = 9.0
 CSK_DEPTH = (CSK_DIA - CELL_SCREW_CLEAR) / 2   # 90 deg cone
-# The bowl's pad and the base's riser bear on the end blocks only, stopping FLEX_CLEAR short of
-# the flexure (tested >= 1 mm): anything touching the flexure would steal part of the load.
+# The spacer (under the bowl) and the base's riser bear on the end blocks only, stopping
+# FLEX_CLEAR short of the flexure (tested >= 1 mm): anything touching it would steal load.
 FLEX_CLEAR = 1.5
 PAD_LEN = CELL_MOUNT_LEN - FLEX_CLEAR
 # The cell sits beside the bowl axis (y offset) so that the reed switch can sit right under the
@@ -78,11 +78,11 @@ CELL_TOP = CELL_Z0 + CELL_H
 
 # --- Bowl (the nest) ----------------------------------------------------------------------------
 BOWL_WALL = 2.4
-BOWL_FLOOR = 3.0
+BOWL_FLOOR = 4.0        # 3 would leave 0.75 mm under the M4 countersinks
 BOWL_R_FLOOR = 68.0     # inner radius at the floor
 BOWL_DEPTH = 52.0       # inner depth, floor to rim
 BOWL_DRAFT_DEG = 8.0    # wall leans out: eggs slide to the centre, prints without support
-BOWL_STANDOFF_H = 4.0   # pad under the bowl that bears on the cell's free end
+BOWL_STANDOFF_H = 4.0   # the spacer (spacer.py) between the cell's free end and the bowl
 BOWL_Z0 = CELL_TOP + BOWL_STANDOFF_H  # underside of the bowl floor
 BOWL_FLOOR_TOP = BOWL_Z0 + BOWL_FLOOR
 BOWL_RIM_Z = BOWL_FLOOR_TOP + BOWL_DEPTH

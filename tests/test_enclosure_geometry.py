@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from enclosure import base, bowl, components, eggs, foot, lid, model, pole, tile  # noqa: E402
+from enclosure import base, bowl, components, eggs, foot, lid, model, pole, spacer, tile  # noqa: E402
 from enclosure import params as P  # noqa: E402
 from enclosure.mesh import to_trimesh, wall_thickness_samples  # noqa: E402
 from gulo import board  # noqa: E402
@@ -33,7 +33,9 @@ pytestmark = pytest.mark.enclosure
 PART_NAMES = list(model.PARTS)
 EXPECTED = {"bowl": bowl.expected_volume, "base": base.expected_volume, "lid": lid.expected_volume,
             "pole": pole.expected_volume, "tile": tile.expected_volume,
-            "foot": foot.expected_volume}
+            "foot": foot.expected_volume, "spacer": spacer.expected_volume}
+# What rides on the load cell: all of it must hang from the cell alone.
+FLOATING = ("bowl", "spacer", "pole")
 # Bought parts the bowl (with the pole and the eggs) must never touch. The cell is handled apart.
 CLEARANCE = 1.0
 
@@ -119,26 +121,26 @@ def test_min_wall_thickness(meshes, name):
 
 # --- the bowl floats on the load cell and on nothing else -----------------------------------------
 
-def test_bowl_clear_of_base_and_lid(parts):
-    for other in ("base", "lid"):
-        d = parts["bowl"].distance(parts[other])
-        assert d >= CLEARANCE, f"bowl is {d:.2f} mm from the {other} (need >= {CLEARANCE})"
+@pytest.mark.parametrize("rider", FLOATING)
+@pytest.mark.parametrize("fixed", ("base", "lid"))
+def test_load_floats_clear_of_base_and_lid(parts, rider, fixed):
+    d = parts[rider].distance(parts[fixed])
+    assert d >= CLEARANCE, f"the {rider} is {d:.2f} mm from the {fixed} (need >= {CLEARANCE})"
 
 
-def test_pole_clear_of_base_and_lid(parts):
-    # The pole rides on the bowl: touching the lid would shunt weight past the cell.
-    for other in ("base", "lid"):
-        assert parts["pole"].distance(parts[other]) >= CLEARANCE
-
-
-def test_bowl_rests_on_the_cell_end_block_only(parts):
-    cell = components.load_cell()
-    assert parts["bowl"].distance(cell) < 1e-6, "the bowl does not bear on the load cell"
-    assert _overlap(parts["bowl"], cell) < 1e-6, "the bowl's pad intersects the load cell"
-    flex = components.load_cell_flexure()
-    assert parts["bowl"].distance(flex) >= CLEARANCE, "the bowl's pad touches the cell's flexure"
-    assert parts["base"].distance(flex) >= CLEARANCE, "the riser touches the cell's flexure"
-    # The cell's free end (and so the bowl) must hang from the cell alone.
+def test_load_path_is_bowl_spacer_cell(parts):
+    cell, flex = components.load_cell(), components.load_cell_flexure()
+    bowl_, spacer_ = parts["bowl"], parts["spacer"]
+    # bowl -> spacer -> cell's free end block: touching, not interpenetrating.
+    assert bowl_.distance(spacer_) < 1e-6 and _overlap(bowl_, spacer_) < 1e-6
+    assert spacer_.distance(cell) < 1e-6, "the spacer does not bear on the load cell"
+    assert _overlap(spacer_, cell) < 1e-6, "the spacer intersects the load cell"
+    # Nothing touches the flexure; the bowl itself clears the whole cell.
+    for name in ("bowl", "spacer", "base"):
+        d = parts[name].distance(flex)
+        assert d >= CLEARANCE, f"the {name} is {d:.2f} mm from the cell's flexure"
+    assert bowl_.distance(cell) >= CLEARANCE
+    # The cell's free end (and so the bowl) hangs from the cell alone ...
     x1 = P.CELL_L / 2
     free_end = cq.Solid.makeBox(P.CELL_MOUNT_LEN, P.CELL_W, P.CELL_H,
                                 cq.Vector(x1 - P.CELL_MOUNT_LEN, P.CELL_Y - P.CELL_W / 2, P.CELL_Z0))
@@ -181,7 +183,7 @@ def test_bought_parts_collide_with_nothing(parts):
     envs += [("load cell", components.load_cell())]
     for label, env in envs:
         bb = env.BoundingBox()
-        for name in ("base", "lid", "bowl", "pole"):
+        for name in ("base", "lid", "bowl", "pole", "spacer"):
             pb = parts[name].BoundingBox()
             if bb.xmin > pb.xmax or pb.xmin > bb.xmax or bb.ymin > pb.ymax or pb.ymin > bb.ymax \
                     or bb.zmin > pb.zmax or pb.zmin > bb.zmax:
