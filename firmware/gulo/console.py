@@ -131,7 +131,12 @@ def answer(cmd, id=None, **fields):
 
 def error(err):
     """The error line for a ConsoleError."""
-    out = {"re": err.cmd, "ok": False, "error": str(err)}
-    if err.id is not None:
-        out["id"] = err.id
+    return refusal(err.cmd, err.id, str(err))
+
+
+def refusal(cmd, id, message):
+    """The error line for a well-formed command that cannot be carried out."""
+    out = {"re": cmd, "ok": False, "error": message}
+    if id is not None:
+        out["id"] = id
     return json.dumps(out)

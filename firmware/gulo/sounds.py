@@ -44,6 +44,12 @@ class Tune:
         self.start = t_ms
         self.name = name
 
+    def tone(self, freq, ms, t_ms):
+        """One plain tone (the console's buzzer test)."""
+        self.steps = ((freq, ms),)
+        self.start = t_ms
+        self.name = "tone"
+
     def freq_at(self, t_ms):
         """The frequency to sound now; 0 = silent (and the tune is over once past its end)."""
         dt = t_ms - self.start
