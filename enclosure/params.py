@@ -31,6 +31,8 @@ EGG_COUNT = 22          # 5 each of G, Y, R, B and 2 purple (docs/rules.md)
 # own pole (a 10 mm beech dowel, or the printed pole part) with a magnet in its foot.
 POLE_DIA = 10.0
 POLE_LEN = 190.0
+EGG_DENSITY = 0.75       # g/cm3, beech (0.68-0.75): an upper bound for the eggs' mass
+PLA_DENSITY = 1.24       # g/cm3, solid PLA: an upper bound for a printed part's mass
 
 # --- Magnet and reed switch (pole detection) ----------------------------------------------------
 # 6 x 3 mm N35 neodymium disc magnet in the pole foot; a standard 2.5 x 14 mm glass reed switch
@@ -60,6 +62,7 @@ CELL_HOLE_PITCH = 15.0
 CELL_HOLE_END = 4.0     # first hole centre from the end
 CELL_MOUNT_LEN = 25.0   # end block (solid aluminium) length: the flexure lies between the blocks
 CELL_SCREW_CLEAR = 4.5  # M4 clearance hole (ISO 273 medium)
+CELL_CAPACITY_G = 1000.0
 # M4 countersunk screws (ISO 10642, head 8.96 mm max, 90 deg): flush inside the bowl and under
 # the base, and the part around the hole keeps its full section (no counterbore undercut).
 CSK_DIA = 9.0

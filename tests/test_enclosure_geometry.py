@@ -150,6 +150,15 @@ def test_load_path_is_bowl_spacer_cell(parts):
     assert _overlap(parts["base"], cell) < 1e-6
 
 
+def test_load_uses_at_most_half_the_cell(parts):
+    """The dead load (bowl, spacer, pole: solid PLA) plus 22 beech eggs leaves the cell at least
+    half its range for a child's hand pressing on the eggs."""
+    printed = sum(parts[n].Volume() for n in FLOATING) / 1000 * P.PLA_DENSITY
+    egg_v = 4 / 3 * math.pi * (P.EGG_DIA / 2) ** 2 * (P.EGG_LEN / 2) / 1000
+    load = printed + P.EGG_COUNT * egg_v * P.EGG_DENSITY
+    assert 100 < load <= P.CELL_CAPACITY_G / 2, f"{load:.0f} g on a {P.CELL_CAPACITY_G:.0f} g cell"
+
+
 def test_clearance_check_can_fail(parts):
     """The distance query does see a bowl that sags onto the reed tower (guards the test above)."""
     sunk = parts["bowl"].translate(cq.Vector(0, 0, -(P.REED_GAP + 0.5)))
