@@ -30,11 +30,12 @@ def _changes(truth):
         c = changes[-1] if changes else None
         if c is not None and (e["t_ms"] - c["t_last"] <= MERGE_MS or e["t_in"] < c["t_last"]):
             c["colours"].append(e["colour"])
+            c["how"] = "several eggs"
             c["t_last"] = max(c["t_last"], e["t_ms"])
             c["t_in"] = min(c["t_in"], e["t_in"])
         else:
             changes.append({"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
-                            "colours": [e["colour"]]})
+                            "colours": [e["colour"]], "how": e.get("hand", e["cause"])})
     for e in truth:
         if e["what"] == "back" and e["eggs"]:
             changes.append({"kind": "back", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"]})
@@ -69,7 +70,7 @@ def score(truth, events):
     """Score one trace: returns counts, latencies and the wrong changes (for a closer look)."""
     changes = _changes(truth)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-           "latency": [], "full_latency": [], "wrong": [], "false_events": []}
+           "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}}
     for ev in events:
         home = None
         for c in changes:
@@ -101,6 +102,7 @@ def score(truth, events):
         if _right(c, c["events"]):
             res["right"] += 1
             res["latency"].append(c["events"][0]["t_ms"] - c["t_first"])
+            res["by_how"].setdefault(c["how"], []).append(c["events"][0]["t_ms"] - c["t_first"])
         else:
             res["wrong"].append({"t_ms": c["t_first"], "colours": c["colours"], "events": c["events"]})
     return res
@@ -116,7 +118,7 @@ def percentile(values, p):
 def evaluate(make_detector, seeds):
     """Run a detector over the sessions of `seeds`; returns totals and the per-trace misses."""
     tot = {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-           "latency": [], "full_latency": [], "misses": []}
+           "latency": [], "full_latency": [], "misses": [], "by_how": {}}
     for seed in seeds:
         world, samples = session(seed)
         r = score(world.truth, run(make_detector(world), samples))
@@ -125,6 +127,8 @@ def evaluate(make_detector, seeds):
             tot[k] += r[k]
         tot["latency"] += r["latency"]
         tot["full_latency"] += r["full_latency"]
+        for how, lat in r["by_how"].items():
+            tot["by_how"].setdefault(how, []).extend(lat)
         for w in r["wrong"]:
             tot["misses"].append(("wrong", seed, w))
         for e in r["false_events"]:
@@ -165,6 +169,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1, help="first seed; sessions use seed .. seed+traces-1")
     p.add_argument("--detector", choices=["weigher", "baseline", "both"], default="both")
     p.add_argument("--misses", action="store_true", help="list every wrong change and false event")
+    p.add_argument("--by-hand", action="store_true",
+                   help="also give the latency for each kind of take (hand, rolling egg, several eggs)")
     p.add_argument("--baseline-sweep", metavar="W:S,...",
                    help="score the baseline with these windows (samples) and spreads (g) instead, "
                         "e.g. 8:0.5,12:0.5,16:0.8")
@@ -184,6 +190,14 @@ def main(argv=None):
     for name, make in runs:
         tot = evaluate(make, seeds)
         print(_row(name, summary(tot)), flush=True)
+        if a.by_hand:
+            for how in sorted(tot["by_how"]):
+                lat = tot["by_how"][how]
+                print(f"|   {name}: {how} | | {len(lat)} right | | | | | {percentile(lat, 50)} "
+                      f"| {percentile(lat, 95)} | {max(lat)} |")
+            fl = tot["full_latency"] or [0]
+            print(f"|   {name}: full (from hand leaving after pour-back) | | {len(fl)} right | | | | "
+                  f"| {percentile(fl, 50)} | {percentile(fl, 95)} | {max(fl)} |")
         if a.misses:
             for kind, seed, what in tot["misses"]:
                 print(f"  {name} {kind} seed={seed} {what}", file=sys.stderr)
