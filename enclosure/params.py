@@ -174,8 +174,9 @@ BUTTONS = (
 BUTTON_MENU_XY = (95.0, -90.0)
 
 # --- Electronics pockets ------------------------------------------------------------------------
-# ESP32-DevKitC V4: PCB 54.4 x 27.9 mm (Espressif board outline; Wokwi's model 27.9 x 56.6 incl.
-# the USB overhang). Header pins under the board ~8.5 mm, module + USB ~6 mm above.
+# ESP32-DevKitC V4: ASSUMED PCB 54.4 x 27.9 mm (the commonly quoted outline; Wokwi's board model,
+# wokwi-boards esp32-devkit-c-v4, is 27.9 x 56.6 with the USB socket, header rows 1.22 mm from the
+# long edges). Header pins under the board ~8.5 mm, module + USB ~6 mm above.
 ESP_L = 54.4
 ESP_W = 27.9
 ESP_PCB = 1.6
@@ -199,7 +200,8 @@ USB_HOLE_H = 10.0
 # Pocket placement: the board lies along y with its USB end against the back wall.
 ESP_X = 70.0
 ESP_USB_GAP = ESP_TOL   # board edge to inner back wall: the wall is the pocket's 4th side
-# HX711 breakout: ASSUMED 38 x 21 mm ("large" green board; the 34 x 21 / 24 x 16 boards also fit).
+# HX711 breakout: ASSUMED 38 x 21 mm (the "large" green board, e.g. ShillehTek's listing). Smaller
+# boards (34 x 21, 24 x 16) go in but rattle: set HX_L / HX_W to yours.
 HX_L = 38.0
 HX_W = 21.0
 HX_PCB = 1.6
@@ -274,7 +276,7 @@ def esp_box():
 
 
 def hx_box():
-    """Envelope of the HX711 board resting on its corner posts."""
+    """Envelope of the HX711 board resting on its rails."""
     x, y = HX_XY
     z_pcb = FLOOR + HX_POST
     return (x - HX_L / 2, y - HX_W / 2, z_pcb - HX_BELOW,
