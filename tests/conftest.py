@@ -2,3 +2,4 @@
 imported here, one line each, so pytest sees it everywhere under tests/."""
 
 from micropython_vm import mpvm, pytest_terminal_summary  # noqa: F401
+from vboard_fixtures import vboard, vboard_factory  # noqa: F401
