@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from enclosure import build, model  # noqa: E402
+from enclosure import build, model, wiring  # noqa: E402
 
 pytestmark = pytest.mark.enclosure
 
@@ -21,6 +21,9 @@ def test_build_writes_parts_renders_and_wiring(tmp_path, monkeypatch):
     out, docs = tmp_path / "out", tmp_path / "docs"
     monkeypatch.setattr(build, "OUT", out)
     monkeypatch.setattr(build, "DOCS", docs)
+    # build.py refreshes wiring.yml when board.py changed: never let a test rewrite the repo's copy
+    # (test_wiring.py must see a stale file as stale).
+    monkeypatch.setattr(wiring, "YAML_PATH", tmp_path / "wiring.yml")
     render = shutil.which("dot") is not None       # WireViz needs Graphviz
     assert build.main(["--docs"] if render else ["--no-render"]) == 0
     for name in model.PARTS:
@@ -29,6 +32,7 @@ def test_build_writes_parts_renders_and_wiring(tmp_path, monkeypatch):
         assert (out / f"{name}.step").read_text().startswith("ISO-10303-21"), name
         assert mesh.bounds[0][2] == pytest.approx(0, abs=1e-3), f"{name}.stl not on the bed"
     assert (out / "assembly.step").stat().st_size > 100_000
+    assert (tmp_path / "wiring.yml").read_text() == wiring.dump()
     if render:
         for png in ("assembly", "exploded", "section", "wiring"):
             assert (out / f"{png}.png").stat().st_size > 10_000, png
