@@ -13,7 +13,8 @@
 # How (each stage small and allocation-free: all arithmetic is on small ints in 1/100 g, so the
 # ESP32's single-precision floats never matter and the host gives bit-identical results):
 # 1. median of 3 removes single-sample spikes (HX711 read glitches);
-# 2. the sensor noise is learned at rest from successive differences (E|dx| = 1.13 sigma);
+# 2. the sensor noise is learned at rest as a running median of |dx| between raw samples (0.954
+#    sigma for gaussian noise): a hand's tremor or a spike can only nudge it a step at a time;
 # 3. IDLE: the settled level tracks slow drift and creep (auto-zero) and so does the learned
 #    weight of the full nest; a step beyond max(0.5 g, 5 sigma) starts a disturbance (BUSY);
 # 4. BUSY: a 100 ms window's standard deviation is compared with a noise-scaled threshold: a hand
@@ -21,7 +22,8 @@
 #    it. Once quiet for _K samples in a row, the window's mean is a candidate level;
 # 5. the candidate is judged before anything is said: the change (minus the pole's mass if the
 #    reed changed) must be one egg's mass, two eggs' or more, or all eggs back. A level between
-#    two colours waits longer (an egg hanging half-lifted stops there); weight added that is not
+#    two colours waits longer, and so does any level the signal has sat at, still moving, for a
+#    while (an egg held half-lifted, calm only in a lull of its tremor); weight added that is not
 #    the full nest waits longer still (a hand resting still); anything else is accepted silently
 #    after 3 s of calm (a re-zero), never reported as an egg.
 
@@ -51,6 +53,9 @@ _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines th
 _N_INIT = const(24)    # samples to learn noise and level at start (300 ms)
 _CLAMP = const(3000)   # window deviations are clipped to 30 g (keeps every product a small int)
 _S = const(16)         # fixed point: levels are kept in 1/16 of a centigram
+# t_ms may be time.ticks_ms(), which wraps at 2**30: differences are taken modulo that
+_WRAP = const(0x3FFFFFFF)
+_HALF = const(0x20000000)
 
 
 class Weigher:
@@ -153,7 +158,10 @@ class Weigher:
 
     # ---- the sample path --------------------------------------------------------------------
     def feed(self, t_ms, grams):
-        """One sample (grams, float). Returns None or an event dict."""
+        """One sample (grams, float). Returns None or an event dict. A missing sample (None:
+        the driver lost the HX711) is skipped; the fault is the driver's to report."""
+        if grams is None:
+            return None
         return self.feed_cg(t_ms, int(grams * 100 + (0.5 if grams >= 0 else -0.5)))
 
     def feed_cg(self, t_ms, x):
@@ -164,7 +172,7 @@ class Weigher:
         n = self._n
         if n == 0:
             x1 = x2 = x
-        # noise: mean |dx| at rest, spikes and steps gated out
+        # noise, from the raw difference between successive samples
         d = x - x1
         if d < 0:
             d = -d
@@ -189,7 +197,8 @@ class Weigher:
             y = lo
         self._x2 = x1
         self._x1 = x
-        self._n = n + 1
+        if n < _N_INIT:
+            self._n = n + 1   # only counts the start (an ever-growing int would allocate)
         buf = self._buf
         i = self._i
         buf[i] = y
@@ -250,7 +259,8 @@ class Weigher:
             # auto-zero: follow drift and creep. Just after a decision this mostly refines the
             # decided level (its window still held some ring-down), which says nothing about the
             # full nest; later it is drift, which moves the full nest's weight along with it.
-            step = e >> 5 if t_ms - self._t_settle < _T_REFINE else e >> 9
+            dt = ((t_ms - self._t_settle + _HALF) & _WRAP) - _HALF
+            step = e >> 5 if dt < _T_REFINE else e >> 9
             self._level16 += step
             self._full16 += step
         return None
@@ -274,7 +284,7 @@ class Weigher:
         # once, unless the signal has sat near this level, still moving, for a long time: that is
         # a hand holding an egg half-lifted, calm only in a lull of its tremor.
         sure = k >= _K_DOUBT
-        quick = t_ms - self._t_far <= _T_HOLD
+        quick = ((t_ms - self._t_far + _HALF) & _WRAP) - _HALF <= _T_HOLD
         if -tol < delta < tol:
             # nothing left (a hand that touched, the pole that came or went): settle quietly,
             # but only close to the old level: a hand resting still on the eggs is not a rest
