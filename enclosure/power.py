@@ -1,8 +1,7 @@
 """Power budget of the nest on a 500 mA USB port, and the LED brightness cap that keeps it there.
 
-The firmware may import the cap later (this module needs nothing but board.py):
-
-    from enclosure.power import LED_BRIGHTNESS_CAP   # host side; on the board copy the constant
+The cap itself lives in the firmware's board file (gulo.board.LED_BRIGHTNESS_CAP), the one place
+the firmware's LED view reads it from; this module checks that it keeps the nest in budget.
 
 Figures are conservative datasheet/typical values, stated so anyone can redo the sum:
 - WS2812B: ~20 mA per colour channel at value 255 (60 mA white), linear in the PWM value, plus
@@ -17,7 +16,7 @@ from gulo import board
 USB_BUDGET_MA = 500          # USB 2.0 port after enumeration; also a typical "500 mA" wall plug
 LED_CHANNEL_MA = 20.0        # per channel at 255
 LED_IDLE_MA = 1.0            # per pixel, always
-LED_BRIGHTNESS_CAP = 48      # max value of any colour channel (0-255) the firmware may send
+LED_BRIGHTNESS_CAP = board.LED_BRIGHTNESS_CAP  # max value of any colour channel (0-255) sent
 ESP32_MA = 80.0
 DEVKIT_OVERHEAD_MA = 15.0
 HX711_MA = 1.5 + 3.3         # chip + 1 kOhm bridge excitation
