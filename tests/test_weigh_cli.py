@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gulo.weigher import Weigher
 from nest.cli import main
@@ -139,3 +141,20 @@ def test_replay_or_generate_is_required(capsys):
     with pytest.raises(SystemExit) as e:
         main(["weigh"])
     assert e.value.code == 2
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.lists(st.text(alphabet="0123456789.,-+eEnaif \t", max_size=24), max_size=6))
+def test_any_malformed_trace_is_a_nest_error_never_a_crash(tmp_path, body):
+    from nest.errors import NestError
+    from nest.weigh import read_trace, replay
+
+    trace = tmp_path / "fuzz.csv"
+    trace.write_text("t_ms,grams\n" + "\n".join(body) + "\n")
+    try:
+        samples = read_trace(trace)
+    except NestError as e:
+        assert e.status == 2 and str(e).startswith(str(trace) + ":")
+        return
+    assert samples and all(isinstance(t, int) and isinstance(g, float) for t, g, _ in samples)
+    replay(samples)  # whatever the numbers, the weigher takes them
