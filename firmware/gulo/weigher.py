@@ -105,6 +105,7 @@ class Weigher:
         self._t_far = 0
         self._t_settle = 0
         self._t_last = 0
+        self._last16 = 0
         self.events = 0
 
     def set_pole(self, seated):
@@ -142,6 +143,11 @@ class Weigher:
         """At rest with every egg in the bowl (whether the pole is seated is the reed's business)."""
         d = self._full_expected() - self._level16
         return self._state == _IDLE and -self._tol < d < self._tol
+
+    def last_change_g(self):
+        """Weight that left the bowl at the last settled change, pole included (negative: weight
+        came in). For calibration: take out one egg of a colour, or knock the pole, and read it."""
+        return self._last16 / (100 * _S)
 
     def noise_g(self):
         """The learned sensor noise (rms grams)."""
@@ -266,6 +272,7 @@ class Weigher:
         return None
 
     def _settle(self, t_ms, mean16):
+        self._last16 = self._level16 - mean16
         self._t_settle = t_ms
         self._level16 = mean16
         self._pole_level = self._pole_now

@@ -301,3 +301,15 @@ def test_a_missing_sample_is_skipped():
         if ev:
             got.append(ev)
     assert [e.get("colour") for e in got] == ["P"]
+
+
+def test_last_change_measures_an_egg_or_the_pole_for_calibration():
+    masses = {"G": 10.4, "P": 12.2, "Y": 13.9, "R": 16.3, "B": 17.8}
+    world = NestWorld(seed=26, masses=masses, pole_g=23.5)
+    w = Weigher(pole_g=23.5)  # calibration starts from the default egg masses
+    leave = world.take(1000, "R", "steady")
+    w, _ = feed(world, 0, leave + 1000, w)
+    assert abs(w.last_change_g() - 16.3) < 0.25, w.last_change_g()
+    down = world.knock_pole(leave + 1500)
+    feed(world, leave + 1000, down + 1500, w)
+    assert abs(w.last_change_g() - 23.5) < 0.4, w.last_change_g()
