@@ -3,12 +3,13 @@
 import hashlib
 import os
 import select
+import subprocess
 import time
 
 import pytest
 import serial
 from mpremote.transport_serial import SerialTransport
-from vboard_fixtures import mpremote
+from vboard_fixtures import MPREMOTE, mpremote
 
 pytestmark = pytest.mark.board
 
@@ -71,7 +72,8 @@ def test_recursive_copy_both_ways(vboard, tmp_path):
     (tree / "a.py").write_text("A = 1\n")
     (tree / "sub" / "b.py").write_text("B = 2\n")
     mpremote(vboard, "fs", "cp", "-r", str(tree), ":")
-    assert mpremote(vboard, "exec", "import pkg.a, pkg.sub.b; print(pkg.a.A + pkg.sub.b.B)").stdout.strip() == "3"
+    out = mpremote(vboard, "exec", "import pkg.a, pkg.sub.b; print(pkg.a.A + pkg.sub.b.B)").stdout
+    assert out.strip() == "3"
     out = tmp_path / "out"
     out.mkdir()
     mpremote(vboard, "fs", "cp", "-r", ":pkg", str(out))
@@ -132,8 +134,6 @@ def test_soft_reset_runs_boot_then_main(vboard, tmp_path):
 def test_repl_interactive(vboard):
     # mpremote's repl needs a terminal on its side: give it one
     master, slave = os.openpty()
-    import subprocess
-    from vboard_fixtures import MPREMOTE
     proc = subprocess.Popen([str(MPREMOTE), "connect", vboard.port, "repl"], stdin=slave, stdout=slave,
                             stderr=slave)
     try:
@@ -162,7 +162,8 @@ def test_repl_interactive(vboard):
 MAINS = {
     "tight loop": "n = 0\nwhile True:\n    n += 1\n",
     "blocking sleep": "import time\ntime.sleep(3600)\n",
-    "asyncio app": ("import asyncio\n\nasync def tick():\n    while True:\n        await asyncio.sleep_ms(10)\n\n"
+    "asyncio app": ("import asyncio\n\n"
+                    "async def tick():\n    while True:\n        await asyncio.sleep_ms(10)\n\n"
                     "async def main():\n    asyncio.create_task(tick())\n    await asyncio.sleep(3600)\n\n"
                     "asyncio.run(main())\n"),
 }

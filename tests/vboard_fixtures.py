@@ -21,8 +21,8 @@ def mpremote(board, *args, timeout=60, check=True):
     proc = subprocess.run([str(MPREMOTE), "connect", board.port, *args], capture_output=True, text=True,
                           timeout=timeout)
     if check and proc.returncode != 0:
-        raise AssertionError(f"mpremote {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}"
-                             f"\n--- board log ---\n{board._log_tail()}")
+        raise AssertionError(f"mpremote {' '.join(args)} failed ({proc.returncode}):\n"
+                             f"{proc.stdout}{proc.stderr}\n--- board log ---\n{board._log_tail()}")
     return proc
 
 

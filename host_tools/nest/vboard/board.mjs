@@ -214,6 +214,7 @@ WebAssembly.instantiate = function (bin, imports) { if (imports) wrapImports(imp
 
 // ---- the module the shims inside the VM call (registered as `_vbjs`) ----
 const t0 = performance.now();
+let sleptUs = 0;
 const jsApi = {
   config: () => JSON.stringify(cfg.hw || {}),
   seed: () => cfg.seed || 1,
@@ -222,7 +223,9 @@ const jsApi = {
   world_log: (from) => "[" + board.worldLog.slice(from).join(",") + "]",
   inputs_version: () => board.inputsVersion,
   ticks_us: () => Math.floor((performance.now() - t0) * 1000) & 0x3fffffff,
-  cpu_us: () => { const u = process.cpuUsage(); return (u.user + u.system) % 1e9; },
+  // Time the board really had: CPU time plus time blocked in sleeps, but not time the host
+  // preempted us (a noisy machine must not stretch an HX711 clock pulse into a power-down).
+  board_us: () => { const u = process.cpuUsage(); return Math.floor(u.user + u.system + sleptUs) % 1e9; },
   busy_us: (us) => { const end = performance.now() + us / 1000; while (performance.now() < end) { /* ESP32 busy-waits short delays too */ } },
   // Blocks without spinning; returns 1 early if input or a control request came (the caller
   // rescans pins and lets a KeyboardInterrupt land), 0 when the time is up.
@@ -238,7 +241,9 @@ const jsApi = {
       let left = end - now;
       if (left <= 0) return 0;
       if (board.wdt) left = Math.min(left, Math.max(0, board.wdt.deadline - now) + 1);
+      const before = performance.now();
       Atomics.wait(sig, 0, s, left);
+      sleptUs += (performance.now() - before) * 1000;
     }
   },
   override: (pin) => (board.overrides.has(pin) ? board.overrides.get(pin) : -1),

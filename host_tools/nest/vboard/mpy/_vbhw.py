@@ -17,6 +17,10 @@ DOUTS = tuple(_cfg.get("HX711_DOUT", ()))
 HX711_OFFSET = _cfg.get("hx711_offset", 30000)
 HX711_COUNTS_PER_G = _cfg.get("hx711_counts_per_g", 420.0)
 HX711_SPS = _cfg.get("hx711_sps", 80)
+# The datasheet's 60 us, scaled: this VM runs pin-level Python some 30x slower than an ESP32 at
+# 160 MHz (a bit-banged SCK pulse takes 20-40 us here), so a pulse must stay high 2 ms of board
+# time before the chip powers down. Held high across a sleep_ms() it still does.
+HX711_POWER_DOWN_US = _cfg.get("hx711_power_down_us", 2000)
 
 # ESP32 machine.Pin constants
 IN = 1
@@ -75,8 +79,8 @@ def _apply(e):
 class HX711:
     """The HX711 at pin level: DOUT low = data ready (every 1/sps s), 24 bits MSB first on the
     rising SCK edges, then 1-3 more pulses choose the gain of the next conversion; SCK held high
-    for more than 60 us powers it down, and the falling edge resets it (settling before data).
-    The 60 us are counted in CPU time: a preempted host thread must not power the chip down."""
+    too long (HX711_POWER_DOWN_US) powers it down, and the falling edge resets it (settling
+    before data). High time is board time (CPU + sleeps): host preemption does not count."""
 
     def __init__(self, n):
         self.n = n
@@ -118,7 +122,7 @@ class HX711:
             self.values[i] = raw & 0xFFFFFF
 
     def write_sck(self, v):
-        cpu = _vbjs.cpu_us()
+        cpu = _vbjs.board_us()
         if v and not self.sck:
             self.sck = 1
             self.rise_cpu = cpu
@@ -131,9 +135,10 @@ class HX711:
                 self.reading = True
             self.pulses += 1
             self.last_edge_us = _vbjs.ticks_us()
+            self.rise_cpu = _vbjs.board_us()  # the model's own work is not the pulse's length
         elif not v and self.sck:
             self.sck = 0
-            if cpu - self.rise_cpu > 60:
+            if cpu - self.rise_cpu > HX711_POWER_DOWN_US:
                 # powered down, and back up now: gain 128, data after settling (4 conversions)
                 self.reading = False
                 self.pulses = 0
@@ -142,7 +147,7 @@ class HX711:
                 self.ready_at = self.t0 + 4 * self.period
 
     def dout(self, i):
-        if self.sck and _vbjs.cpu_us() - self.rise_cpu > 60:
+        if self.sck and _vbjs.board_us() - self.rise_cpu > HX711_POWER_DOWN_US:
             return 1  # powered down
         if world().unplugged:
             return 1

@@ -1,0 +1,118 @@
+"""The virtual board behaves like MicroPython on an ESP32 where firmware can tell."""
+
+import threading
+import time
+
+import pytest
+import serial
+from vboard_fixtures import mpremote
+
+from gulo import board as pins
+
+pytestmark = pytest.mark.board
+
+
+def run(board, code, timeout=60):
+    return mpremote(board, "exec", code, timeout=timeout).stdout
+
+
+def test_micropython_errno_numbers(vboard):
+    out = run(vboard, (
+        "import errno, os\n"
+        "try:\n    open('missing.txt')\nexcept OSError as e:\n    print(e.errno, e.errno == errno.ENOENT)\n"
+        "os.mkdir('d')\n"
+        "try:\n    os.mkdir('d')\nexcept OSError as e:\n    print(e.errno, e.errno == errno.EEXIST)\n"))
+    assert out.split() == ["2", "True", "17", "True"]
+    proc = mpremote(vboard, "exec", "open('missing.txt')", check=False)
+    assert "OSError: [Errno 2] ENOENT" in proc.stdout + proc.stderr
+
+
+def test_banner_and_line_endings(vboard):
+    with serial.Serial(vboard.port, 115200, timeout=0.2) as port:
+        vboard.control.reset()
+        text = b""
+        end = time.monotonic() + 15
+        while b">>> " not in text and time.monotonic() < end:
+            text += port.read(256)
+        port.write(b"print('a'); print('b')\r")
+        time.sleep(0.5)
+        text2 = port.read(256)
+    assert b"rst:0x1 (POWERON_RESET)" in text
+    assert b"MicroPython v1.29.0 on " in text and b"Generic ESP32 module with ESP32\r\n" in text
+    assert b"a\r\nb\r\n>>> " in text2
+
+
+def test_machine_identity(vboard):
+    out = run(vboard, "import machine\nprint(machine.reset_cause() == machine.PWRON_RESET, len(machine.unique_id()),"
+                      " machine.freq())")
+    assert out.split() == ["True", "6", "160000000"]
+    vboard.control.reset()
+    time.sleep(0.5)
+    assert run(vboard, "import machine\nprint(machine.reset_cause() == machine.HARD_RESET)").strip() == "True"
+
+
+def test_ticks_and_sleeps_do_not_spin(vboard):
+    # A spinning sleep burns a whole core for its duration; a blocking one next to nothing.
+    cpu0 = _cpu_seconds(vboard.proc.pid)
+    out = run(vboard, "import time\nt = time.ticks_ms()\nu = time.ticks_us()\ntime.sleep(1)\ntime.sleep_ms(500)\n"
+                      "print(time.ticks_diff(time.ticks_ms(), t), time.ticks_diff(time.ticks_us(), u) // 1000)")
+    cpu = _cpu_seconds(vboard.proc.pid) - cpu0
+    ms, us_ms = (int(x) for x in out.split())
+    assert 1500 <= ms < 5000 and 1500 <= us_ms < 5000
+    assert cpu < 0.5 * 1.5, f"the board used {cpu:.2f} s of CPU during 1.5 s of sleep"
+
+
+def _cpu_seconds(pid):
+    import os
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_asyncio_run_blocks_and_thread_safe_flag_wakes(vboard):
+    button = pins.BUTTON_RED
+    timer = threading.Timer(1.0, vboard.control.press, args=("RED",))
+    timer.start()
+    try:
+        out = run(vboard, (
+            "import asyncio, time\nfrom machine import Pin\n"
+            "flag = asyncio.ThreadSafeFlag()\n"
+            f"p = Pin({button}, Pin.IN, Pin.PULL_UP)\n"
+            "p.irq(lambda pin: flag.set(), Pin.IRQ_FALLING)\n"
+            "async def main():\n"
+            "    t = time.ticks_ms()\n"
+            "    await asyncio.wait_for(flag.wait(), 10)\n"
+            "    return p.value(), time.ticks_diff(time.ticks_ms(), t) > 300\n"
+            "print(asyncio.run(main()))\n"
+            "print('after run')\n"))
+    finally:
+        timer.cancel()
+    assert out.split("\n")[:2] == ["(0, True)", "after run"]
+
+
+def test_wdt_resets_a_hung_program(vboard, tmp_path):
+    main = tmp_path / "main.py"
+    main.write_text(
+        "import machine\n"
+        "if machine.reset_cause() == machine.WDT_RESET:\n"
+        "    print('reset by the watchdog')\n"
+        "else:\n"
+        "    wdt = machine.WDT(timeout=500)\n"
+        "    print('hanging')\n"
+        "    n = 0\n"
+        "    while True:\n"
+        "        n += 1\n")
+    mpremote(vboard, "fs", "cp", str(main), ":main.py")
+    with serial.Serial(vboard.port, 115200, timeout=0.2) as port:
+        vboard.control.reset()
+        text = b""
+        end = time.monotonic() + 20
+        while b"reset by the watchdog" not in text and time.monotonic() < end:
+            text += port.read(256)
+    assert b"hanging" in text and b"rst:0x7 (TG0WDT_SYS_RESET)" in text
+    assert text.index(b"hanging") < text.index(b"reset by the watchdog")
+
+
+def test_fed_wdt_does_not_reset(vboard):
+    out = run(vboard, "import machine, time\nw = machine.WDT(timeout=300)\nfor i in range(8):\n"
+                      "    time.sleep_ms(100)\n    w.feed()\nprint('still here', machine.reset_cause())")
+    assert out.strip() == "still here 1"

@@ -1,0 +1,171 @@
+"""Simulated nest hardware on the virtual board, driven through the control channel."""
+
+import json
+import socket
+import time
+
+import pytest
+from vboard_fixtures import mpremote
+
+from gulo import board as pins
+from nest.errors import NestError
+from nest.world import DEFAULT_MASSES
+
+pytestmark = pytest.mark.board
+
+COUNTS_PER_G = 420.0  # the virtual HX711's scale (docs/virtual-board.md)
+
+# A bit-banged HX711 driver as boards use it (after robert-hh's hx711_gpio): wait for DOUT low,
+# 24 data pulses plus 1 gain pulse (channel A, gain 128), interrupts off around each pulse.
+HX711_DRIVER = f"""
+import time
+from machine import Pin, disable_irq, enable_irq
+sck = Pin({pins.HX711_SCK}, Pin.OUT, value=0)
+dout = Pin({pins.HX711_DOUT[0]}, Pin.IN)
+
+def hx_read():
+    for _ in range(500):
+        if dout() == 0:
+            break
+        time.sleep_ms(1)
+    else:
+        raise OSError("Sensor does not respond")
+    v = 0
+    for _ in range(25):
+        s = disable_irq()
+        sck(1)
+        sck(0)
+        enable_irq(s)
+        v = (v << 1) | dout()
+    v >>= 1
+    return v - 0x1000000 if v > 0x7FFFFF else v
+
+def hx_mean(n=16):
+    return sum(hx_read() for _ in range(n)) / n
+"""
+
+
+def run(board, code, timeout=60):
+    return mpremote(board, "exec", code, timeout=timeout).stdout
+
+
+def test_hx711_reads_the_world_and_an_egg_taken_changes_it(vboard):
+    before = float(run(vboard, HX711_DRIVER + "print(hx_mean())"))
+    answer = vboard.control.take("R")
+    # wait until the hand has left and the bowl has rung down
+    time.sleep(max(0, answer["until_ms"] - vboard.world_ms()) / 1000 + 0.6)
+    after = float(run(vboard, HX711_DRIVER + "print(hx_mean())"))
+    grams = (after - before) / COUNTS_PER_G
+    assert -DEFAULT_MASSES["R"] - 2.5 < grams < -DEFAULT_MASSES["R"] + 2.5
+    world = vboard.control.world()
+    assert world["nest"]["R"] == 4
+
+
+def test_hx711_data_rate_and_power_down(vboard):
+    out = run(vboard, HX711_DRIVER + (
+        "hx_read()\n"
+        "t = time.ticks_ms()\n"
+        "for _ in range(40):\n    hx_read()\n"
+        "print(time.ticks_diff(time.ticks_ms(), t))\n"
+        "sck(1)\ntime.sleep_ms(5)\n"  # held high: powered down
+        "print(dout())\n"
+        "sck(0)\n"
+        "print(dout())\n"  # just reset: settling, no data yet
+        "hx_read()\nprint('data again')\n"))
+    ms, down, settling, again = out.split("\n")[:4]
+    assert int(ms) >= 40 * 1000 // 80 - 15  # 80 samples per second: no faster
+    assert (down, settling, again) == ("1", "1", "data again")
+
+
+def test_unplugged_hx711_never_gets_ready(vboard):
+    vboard.control.fault("hx711_unplugged")
+    proc = mpremote(vboard, "exec", HX711_DRIVER + "hx_read()", check=False)
+    assert "Sensor does not respond" in proc.stdout + proc.stderr
+    vboard.control.fault("hx711_unplugged", False)
+    assert run(vboard, HX711_DRIVER + "hx_read()\nprint('back')").strip() == "back"
+
+
+def test_knocked_pole_flips_the_reed_and_fires_its_irq(vboard):
+    answer = vboard.control.knock_pole(in_ms=700)
+    assert answer["ok"]
+    out = run(vboard, (
+        "import time\nfrom machine import Pin\n"
+        f"reed = Pin({pins.REED}, Pin.IN)\n"
+        "seen = []\n"
+        "print(reed())\n"
+        "reed.irq(lambda p: seen.append(p.value()), Pin.IRQ_RISING)\n"
+        "t = time.ticks_ms()\n"
+        "while not seen and time.ticks_diff(time.ticks_ms(), t) < 5000:\n"
+        "    time.sleep_ms(10)\n"
+        "print(seen, reed())\n"))
+    assert out.split("\n")[:2] == ["0", "[1] 1"]
+    vboard.control.seat_pole()
+    time.sleep(0.8)
+    assert run(vboard, f"from machine import Pin\nprint(Pin({pins.REED}, Pin.IN)())").strip() == "0"
+
+
+def test_stuck_reed_fault(vboard):
+    vboard.control.fault("reed_stuck", 1)
+    assert run(vboard, f"from machine import Pin\nprint(Pin({pins.REED}, Pin.IN)())").strip() == "1"
+    vboard.control.fault("reed_stuck", None)
+    assert run(vboard, f"from machine import Pin\nprint(Pin({pins.REED}, Pin.IN)())").strip() == "0"
+
+
+def test_buttons_are_active_low(vboard):
+    code = f"from machine import Pin\nprint(Pin({pins.BUTTON_GREEN}, Pin.IN, Pin.PULL_UP)())"
+    assert run(vboard, code).strip() == "1"
+    vboard.control.press("green")
+    assert run(vboard, code).strip() == "0"
+    vboard.control.release("green")
+    assert run(vboard, code).strip() == "1"
+    with pytest.raises(NestError, match="unknown button"):
+        vboard.control.press("purple")
+
+
+def test_led_colours_written_by_the_board_are_read_back(vboard):
+    run(vboard, (
+        "import neopixel\nfrom machine import Pin\n"
+        f"np = neopixel.NeoPixel(Pin({pins.LEDS}), {pins.LED_COUNT})\n"
+        "np.fill((0, 0, 8))\n"
+        f"np[{pins.LED_PATH_FIRST}] = (255, 0, 0)\n"
+        f"np[{pins.LED_STATUS}] = (1, 2, 3)\n"
+        "np.write()\n"))
+    leds = vboard.control.leds()
+    assert len(leds) == pins.LED_COUNT
+    assert leds[pins.LED_PATH_FIRST] == (255, 0, 0)
+    assert leds[pins.LED_STATUS] == (1, 2, 3)
+    assert leds[pins.LED_DECK] == (0, 0, 8)
+
+
+def test_buzzer_pwm_is_observable(vboard):
+    run(vboard, f"from machine import Pin, PWM\nbz = PWM(Pin({pins.BUZZER}), freq=2093, duty_u16=32768)")
+    assert vboard.control.buzzer() == {"freq": 2093, "duty_u16": 32768}
+    run(vboard, f"from machine import Pin, PWM\nPWM(Pin({pins.BUZZER})).deinit()")
+    assert vboard.control.buzzer()["freq"] == 0
+
+
+def test_pins_report_outputs(vboard):
+    run(vboard, f"from machine import Pin\nPin({pins.ONBOARD_LED}, Pin.OUT).on()")
+    state = vboard.control.pins()[str(pins.ONBOARD_LED)]
+    assert state["value"] == 1 and state["mode"] == 3  # Pin.OUT on the ESP32
+
+
+def test_power_cut_reboots_and_keeps_the_files(vboard):
+    run(vboard, "f = open('kept.txt', 'w'); f.write('x'); f.close()")
+    vboard.control.power_cut(off_ms=200)
+    time.sleep(0.8)
+    out = run(vboard, "import machine, os\nprint(machine.reset_cause(), os.listdir())")
+    assert out.strip() == "1 ['kept.txt']"
+
+
+def test_a_dropped_or_rude_client_does_not_kill_the_board(vboard):
+    for payload in (b"", b"{not json\n", b'{"op": "take", "colour": "R"', b"[1, 2]\n"):
+        with socket.create_connection(vboard.control_address, timeout=5) as s:
+            s.sendall(payload)
+            if payload.endswith(b"\n"):
+                answer = json.loads(s.makefile("rb").readline())
+                assert answer["ok"] is False
+    assert vboard.control.request("ping")["ok"]
+    with pytest.raises(NestError, match="unknown op"):
+        vboard.control.request("fly")
+    assert run(vboard, "print('alive')").strip() == "alive"
