@@ -43,7 +43,8 @@ def test_banner_and_line_endings(vboard):
 
 
 def test_machine_identity(vboard):
-    out = run(vboard, "import machine\nprint(machine.reset_cause() == machine.PWRON_RESET, len(machine.unique_id()),"
+    out = run(vboard, "import machine\n"
+                      "print(machine.reset_cause() == machine.PWRON_RESET, len(machine.unique_id()),"
                       " machine.freq())")
     assert out.split() == ["True", "6", "160000000"]
     vboard.control.reset()
@@ -54,8 +55,10 @@ def test_machine_identity(vboard):
 def test_ticks_and_sleeps_do_not_spin(vboard):
     # A spinning sleep burns a whole core for its duration; a blocking one next to nothing.
     cpu0 = _cpu_seconds(vboard.proc.pid)
-    out = run(vboard, "import time\nt = time.ticks_ms()\nu = time.ticks_us()\ntime.sleep(1)\ntime.sleep_ms(500)\n"
-                      "print(time.ticks_diff(time.ticks_ms(), t), time.ticks_diff(time.ticks_us(), u) // 1000)")
+    out = run(vboard, "import time\nt = time.ticks_ms()\nu = time.ticks_us()\n"
+                      "time.sleep(1)\ntime.sleep_ms(500)\n"
+                      "print(time.ticks_diff(time.ticks_ms(), t),"
+                      " time.ticks_diff(time.ticks_us(), u) // 1000)")
     cpu = _cpu_seconds(vboard.proc.pid) - cpu0
     ms, us_ms = (int(x) for x in out.split())
     assert 1500 <= ms < 5000 and 1500 <= us_ms < 5000
