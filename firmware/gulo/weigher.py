@@ -43,6 +43,7 @@ _BUSY = const(2)
 _W = const(8)          # stability window: 8 samples = 100 ms at 80 SPS
 _QA = const(10)        # quiet threshold: window sd <= _QA/10 sigma + _QB centigrams
 _QB = const(5)
+_QMIN = const(16)      # cg: on a very quiet cell, a bowl ringing this little is settled enough
 _K = const(5)          # consecutive quiet windows before a level is a candidate
 _K_DOUBT = const(20)   # more quiet samples for a level between two colours (250 ms)
 _K_ADD = const(48)     # quiet samples before weight added that is not a full nest is accepted
@@ -232,7 +233,9 @@ class Weigher:
         if dev > _FAR * _S or dev < -_FAR * _S:
             self._t_far = t_ms
         sig = self._sigma16()
-        q = (_QA * sig // 10 + _QB * _S) // _S   # quiet: sd <= 1.0 sigma + 0.05 g
+        q = (_QA * sig // 10 + _QB * _S) // _S   # quiet: sd <= 1.0 sigma + 0.05 g, at least _QMIN
+        if q < _QMIN:
+            q = _QMIN
         quiet = var_w2 <= _W * _W * q * q
         if self._state == _INIT:
             if self._n >= _N_INIT and quiet:

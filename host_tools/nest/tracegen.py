@@ -70,9 +70,10 @@ def script(world, rng, turns):
     return t + 2500
 
 
-def session(seed, turns=None, masses=None, sps=80):
-    """A scripted random session; returns (world, samples)."""
-    world = NestWorld(seed=seed, masses=masses, sps=sps)
+def session(seed, turns=None, masses=None, sps=80, noise_g=None):
+    """A scripted random session; returns (world, samples). noise_g: the cell's rms noise
+    (default: drawn 0.05-0.2 g per seed)."""
+    world = NestWorld(seed=seed, masses=masses, sps=sps, noise_g=noise_g)
     rng = Rng(seed ^ 0x5EED5EED)
     if turns is None:
         turns = rng.randint(12, 20)

@@ -115,12 +115,12 @@ def percentile(values, p):
     return v[k]
 
 
-def evaluate(make_detector, seeds):
+def evaluate(make_detector, seeds, noise_g=None):
     """Run a detector over the sessions of `seeds`; returns totals and the per-trace misses."""
     tot = {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
            "latency": [], "full_latency": [], "misses": [], "by_how": {}}
     for seed in seeds:
-        world, samples = session(seed)
+        world, samples = session(seed, noise_g=noise_g)
         r = score(world.truth, run(make_detector(world), samples))
         tot["traces"] += 1
         for k in ("changes", "right", "false", "fulls", "fulls_right"):
@@ -169,6 +169,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1, help="first seed; sessions use seed .. seed+traces-1")
     p.add_argument("--detector", choices=["weigher", "baseline", "both"], default="both")
     p.add_argument("--misses", action="store_true", help="list every wrong change and false event")
+    p.add_argument("--noise", type=float, default=None, metavar="G",
+                   help="the cell's rms noise in grams for every trace (default: 0.05-0.2 g by seed)")
     p.add_argument("--by-hand", action="store_true",
                    help="also give the latency for each kind of take (hand, rolling egg, several eggs)")
     p.add_argument("--baseline-sweep", metavar="W:S,...",
@@ -188,7 +190,7 @@ def main(argv=None):
           "| median ms | p95 ms | max ms |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, make in runs:
-        tot = evaluate(make, seeds)
+        tot = evaluate(make, seeds, a.noise)
         print(_row(name, summary(tot)), flush=True)
         if a.by_hand:
             for how in sorted(tot["by_how"]):
