@@ -14,6 +14,7 @@ COMMANDS = [
     "nest.cmd_ports",
     "nest.cmd_flash",
     "nest.cmd_weigh",
+    "nest.cmd_sim",
 ]
 
 
