@@ -116,3 +116,12 @@ def test_play_writes_a_log_that_replay_reads(tmp_path):
     state = json.loads(nest("replay", "--json", str(log)).stdout)
     # Seed 5 deals Y first: "take G" was the wrong egg (an alarm), then p1 revealed and failed.
     assert state["turn"] == 2 and state["revealed"] == 2 and state["positions"] == [0, 0, 0]
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path):
+    g, acts = a_game(3)
+    f = write_log(tmp_path / "g.jsonl", g, acts)
+    r = subprocess.run(f"'{NEST}' replay --json {' '.join([str(f)] * 3000)} | head -1", shell=True,
+                       capture_output=True, text=True, timeout=120)
+    assert r.stdout.count("\n") == 1
+    assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr

@@ -3,6 +3,7 @@
 
 import argparse
 import importlib
+import os
 import sys
 
 from nest.errors import NestError
@@ -38,6 +39,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("nest: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`nest replay ... | head`): nothing to report. Point stdout at
+        # /dev/null so the interpreter's final flush does not raise again (Python docs, signal).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
