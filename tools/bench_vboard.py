@@ -1,0 +1,122 @@
+"""Benchmarks of the virtual board, for docs/virtual-board.md (not tests: figures depend on the host).
+
+    .venv/bin/python tools/bench_vboard.py [--repeat N]
+
+Prints: start to REPL prompt, CPU share of an idle asyncio app (and of one reading the HX711 at
+80 SPS), and 50 KB `mpremote fs cp` times each way at 115200 baud and unthrottled.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import serial
+
+from nest.vboard import VirtualBoard
+
+MPREMOTE = Path(sys.executable).with_name("mpremote")
+IDLE_APP = """import asyncio
+async def blink():
+    while True:
+        await asyncio.sleep_ms(500)
+async def main():
+    asyncio.create_task(blink())
+    while True:
+        await asyncio.sleep(1)
+asyncio.run(main())
+"""
+HX711_APP = """import asyncio
+from machine import Pin
+from gulo_board import HX711_SCK, HX711_DOUT
+sck = Pin(HX711_SCK, Pin.OUT, value=0)
+dout = Pin(HX711_DOUT[0], Pin.IN)
+def read():
+    v = 0
+    for _ in range(25):
+        sck(1)
+        sck(0)
+        v = (v << 1) | dout()
+    return v >> 1
+async def weigh():
+    while True:
+        if dout() == 0:
+            read()
+        await asyncio.sleep_ms(12)
+asyncio.run(weigh())
+"""
+
+
+def cpu_s(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def mp(board, *args):
+    subprocess.run([str(MPREMOTE), "connect", board.port, *args], check=True, capture_output=True,
+                   timeout=300)
+
+
+def start_to_prompt():
+    t0 = time.monotonic()
+    with VirtualBoard(baud=115200) as board:
+        with serial.Serial(board.port, 115200, timeout=0.05) as port:
+            port.write(b"\r")
+            seen = b""
+            while b">>> " not in seen:
+                seen += port.read(64)
+        return time.monotonic() - t0
+
+
+def idle_cpu_share(app, seconds=10.0):
+    with tempfile.TemporaryDirectory() as tmp:
+        main = Path(tmp) / "main.py"
+        main.write_text(app)
+        board_py = Path(__file__).resolve().parent.parent / "firmware" / "gulo" / "board.py"
+        with VirtualBoard(baud=0) as board:
+            mp(board, "fs", "cp", str(board_py), ":gulo_board.py")
+            mp(board, "fs", "cp", str(main), ":main.py")
+            board.control.reset()  # boots into main.py
+            time.sleep(1.0)
+            c0, t0 = cpu_s(board.proc.pid), time.monotonic()
+            time.sleep(seconds)
+            return (cpu_s(board.proc.pid) - c0) / (time.monotonic() - t0)
+
+
+def transfer_times(baud, size=50 * 1024):
+    with tempfile.TemporaryDirectory() as tmp:
+        src, back = Path(tmp) / "blob.bin", Path(tmp) / "back.bin"
+        blob = os.urandom(size)
+        src.write_bytes(blob)
+        with VirtualBoard(baud=baud) as board:
+            t0 = time.monotonic()
+            mp(board, "fs", "cp", str(src), ":blob.bin")
+            t1 = time.monotonic()
+            mp(board, "fs", "cp", ":blob.bin", str(back))
+            t2 = time.monotonic()
+        assert back.read_bytes() == blob, "round trip not byte-exact"
+        return t1 - t0, t2 - t1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5, help="start-up measurements (median reported)")
+    args = ap.parse_args()
+    starts = [start_to_prompt() for _ in range(args.repeat)]
+    print(f"start to REPL prompt: median {statistics.median(starts) * 1000:.0f} ms "
+          f"(min {min(starts) * 1000:.0f}, max {max(starts) * 1000:.0f}, n={len(starts)})")
+    print(f"idle asyncio app: {idle_cpu_share(IDLE_APP) * 100:.1f} % of one core (node process, 10 s)")
+    share = idle_cpu_share(HX711_APP)
+    print(f"asyncio app reading the HX711 at 80 SPS: {share * 100:.1f} % of one core")
+    for baud in (115200, 0):
+        up, down = transfer_times(baud)
+        name = f"{baud} baud" if baud else "unthrottled"
+        print(f"50 KB mpremote fs cp at {name}: to board {up:.1f} s, back {down:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
