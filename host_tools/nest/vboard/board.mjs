@@ -389,7 +389,8 @@ async function boot(kind, cause) {
       if (board.mode === "friendly") runFile("main.py");
     } catch (e) {
       if (e instanceof BoardReset) { board.rebooting = false; return onReset(e); }
-      throw e;
+      if (e.name !== "PythonError") throw e;
+      process.stderr.write(`vboard: boot failed: ${e.message}\n`);
     }
     out.mute = board.mode === "raw"; // replInit prints the friendly banner; a raw REPL prints its own
     board.vm.replInit();
@@ -555,7 +556,10 @@ function idle() {
     if (board.vm && board.inputsVersion !== board.servicedVersion) {
       // IRQs fire at the REPL prompt too: let the shims rescan the pins
       board.servicedVersion = board.inputsVersion;
-      runInVm("__import__('_vbhw').service()");
+      try { runInVm("__import__('_vbhw').service()"); } catch (e) {
+        if (e.name !== "PythonError") throw e;
+        process.stderr.write(`vboard: pin service failed: ${e.message}\n`); // keep the board up
+      }
     }
     feedPending();
   } catch (e) {
