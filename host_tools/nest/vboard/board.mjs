@@ -70,6 +70,8 @@ const board = {
   worldLog: [],          // JSON strings of world actions, replayed into each VM
   inputsVersion: 0,      // bumped when anything outside changes what a pin would read
   files: null,           // filesystem snapshot carried across resets
+  cutAt: null,           // performance.now() of a scheduled power cut
+  cutOffMs: 0,
   ready: false,
 };
 
@@ -179,9 +181,19 @@ function resetFromInside(kind, cause) {
   if (!board.pendingReset) board.pendingReset = { kind, cause };
 }
 
+// A power cut scheduled for an instant (e.g. in the middle of a file write): JS timers cannot
+// fire while Python runs, so the hooks, sleeps and the idle loop look at the clock.
+function checkCut() {
+  if (board.cutAt !== null && performance.now() >= board.cutAt) {
+    board.cutAt = null;
+    resetFromOutside({ kind: "power", offMs: board.cutOffMs });
+  }
+}
+
 function poll() {
   if (Atomics.load(sig, 0) !== seenSig) drainInputs(true);
   checkWdt();
+  checkCut();
   if (board.pendingReset) { const r = board.pendingReset; board.pendingReset = null; throw new BoardReset(r.kind, r.cause); }
   if (out.len) flushOut();
 }
@@ -236,11 +248,13 @@ const jsApi = {
       const s = Atomics.load(sig, 0);
       if (s !== seenSig && drainInputs(true)) return 1;
       checkWdt();
+      checkCut();
       if (board.pendingReset) return 1;
       const now = performance.now();
       let left = end - now;
       if (left <= 0) return 0;
       if (board.wdt) left = Math.min(left, Math.max(0, board.wdt.deadline - now) + 1);
+      if (board.cutAt !== null) left = Math.min(left, Math.max(0, board.cutAt - now) + 0.5);
       const before = performance.now();
       Atomics.wait(sig, 0, s, left);
       sleptUs += (performance.now() - before) * 1000;
@@ -332,10 +346,8 @@ async function newVm(snap) {
   for (const [name, data] of SHIMS) FS.writeFile("/.vb/" + name, data);
   vm.registerJsModule("_vbjs", jsApi);
   board.vm = vm;
-  board.inVm++;
-  try {
-    vm.runPython("import sys\nsys.path.insert(0, '/.vb')\nimport _vbboot\n_vbboot.install()\nsys.path.pop(0)\ndel sys");
-  } finally { board.inVm--; }
+  // not counted as "in the VM": the hooks must not land a Ctrl-C or a reset inside the shims' set-up
+  vm.runPython("import sys\nsys.path.insert(0, '/.vb')\nimport _vbboot\n_vbboot.install()\nsys.path.pop(0)\ndel sys");
   for (const name of SHIMS.keys()) FS.unlink("/.vb/" + name);
   FS.rmdir("/.vb");
   restore(FS, snap);
@@ -497,7 +509,7 @@ function handleControl(line) {
   const id = req.id;
   const ok = (extra) => reply({ id, ok: true, ...extra });
   switch (req.op) {
-    case "ping": return ok({ boots: board.boots, mode: board.mode, off: board.off });
+    case "ping": return ok({ boots: board.boots, mode: board.mode, off: board.off, reset_cause: board.resetCause });
     case "pin": // force an input level (button pressed, reed stuck) or release it (level null)
       if (req.level === null || req.level === undefined) board.overrides.delete(req.pin); else board.overrides.set(req.pin, req.level ? 1 : 0);
       board.inputsVersion++;
@@ -520,6 +532,11 @@ function handleControl(line) {
       return resetFromOutside({ kind: "hard", cause: HARD_RESET });
     case "power_cut":
       ok({});
+      if (req.in_ms > 0) {
+        board.cutAt = performance.now() + req.in_ms;
+        board.cutOffMs = req.off_ms || 0;
+        return undefined;
+      }
       return resetFromOutside({ kind: "power", cause: PWRON_RESET, offMs: req.off_ms || 0 });
     default:
       return reply({ id, ok: false, error: `unknown op ${JSON.stringify(req.op)}` });
@@ -552,6 +569,7 @@ function idle() {
     if (Atomics.load(sig, 0) !== seenSig) drainInputs(false);
     if (board.off) return;
     checkWdt();
+    checkCut();
     if (board.pendingReset) { const r = board.pendingReset; board.pendingReset = null; onReset(r); return; }
     if (board.vm && board.inputsVersion !== board.servicedVersion) {
       // IRQs fire at the REPL prompt too: let the shims rescan the pins
@@ -581,6 +599,10 @@ process.on("SIGINT", shutdown);
 
 // A reset thrown through runPython/replProcessChar from a hook ends up here when nothing else
 // caught it (e.g. inside the idle service call).
+process.on("unhandledRejection", (e) => {
+  process.stderr.write(`vboard: ${e && e.stack ? e.stack : e}\n`);
+  process.exit(70);
+});
 process.on("uncaughtException", (e) => {
   if (e instanceof BoardReset) { onReset(e); return; }
   process.stderr.write(`vboard: ${e.stack || e}\n`);

@@ -122,7 +122,8 @@ class ControlServer:
         self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.board = board
         self.address = self._server.server_address
-        threading.Thread(target=self._server.serve_forever, daemon=True, name="vboard-control").start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
+                         name="vboard-control").start()
 
     def close(self):
         self._server.shutdown()
@@ -195,8 +196,8 @@ class ControlClient:
     def fault(self, name, value=True):
         return self.request("fault", name=name, value=value)
 
-    def power_cut(self, off_ms=0):
-        return self.request("power_cut", off_ms=off_ms)
+    def power_cut(self, off_ms=0, in_ms=0):
+        return self.request("power_cut", off_ms=off_ms, in_ms=in_ms)
 
     def reset(self):
         return self.request("reset")

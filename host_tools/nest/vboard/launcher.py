@@ -145,7 +145,13 @@ class VirtualBoard:
         if self.control:
             self.control.close()
         if self.proc and self.proc.poll() is None:
-            self.proc.terminate()  # board.mjs saves the flash folder on SIGTERM
+            # End of input is the board's signal to save the flash folder and exit (a signal alone
+            # cannot end Node while its reader thread sits in a blocking read)
+            with self._stdin_lock:
+                try:
+                    self.proc.stdin.close()
+                except OSError:
+                    pass
             try:
                 self.proc.wait(5)
             except subprocess.TimeoutExpired:
@@ -250,6 +256,8 @@ class VirtualBoard:
 
     def board_request(self, req, timeout=REQUEST_TIMEOUT_S):
         """Send one request to board.mjs and wait for its answer."""
+        if not self.alive():
+            return {"ok": False, "error": f"the virtual board is not running (log: {self.log_path})"}
         with self._id_lock:
             self._next_id += 1
             rid = self._next_id
