@@ -119,3 +119,51 @@ def test_fed_wdt_does_not_reset(vboard):
     out = run(vboard, "import machine, time\nw = machine.WDT(timeout=300)\nfor i in range(8):\n"
                       "    time.sleep_ms(100)\n    w.feed()\nprint('still here', machine.reset_cause())")
     assert out.strip() == "still here 1"
+
+
+CONSOLE_MAIN = """import asyncio, select, sys
+async def console():
+    poller = select.poll()
+    poller.register(sys.stdin, select.POLLIN)
+    line = ''
+    while True:
+        while poller.poll(0):
+            ch = sys.stdin.read(1)
+            if ch in ('\\r', '\\n'):
+                if line:
+                    print('got:', line)
+                line = ''
+            else:
+                line += ch
+        await asyncio.sleep_ms(20)
+print('console up')
+asyncio.run(console())
+"""
+
+
+def test_a_running_program_reads_the_serial_line_through_stdin(vboard, tmp_path):
+    main = tmp_path / "main.py"
+    main.write_text(CONSOLE_MAIN)
+    mpremote(vboard, "fs", "cp", str(main), ":main.py")
+    with serial.Serial(vboard.port, 115200, timeout=0.2) as port:
+        vboard.control.reset()
+        text = b""
+        end = time.monotonic() + 15
+        while b"console up" not in text and time.monotonic() < end:
+            text += port.read(256)
+        time.sleep(0.3)
+        cpu0 = _cpu_seconds(vboard.proc.pid)
+        time.sleep(1.0)  # nothing to read: the poll loop must not spin
+        idle_cpu = _cpu_seconds(vboard.proc.pid) - cpu0
+        port.write(b'{"cmd": "ping"}\r')
+        text = b""
+        end = time.monotonic() + 10
+        while b"got:" not in text and time.monotonic() < end:
+            text += port.read(256)
+        port.write(b"\x03")
+        end = time.monotonic() + 10
+        while b">>> " not in text and time.monotonic() < end:
+            text += port.read(256)
+    assert b'got: {"cmd": "ping"}\r\n' in text
+    assert b"KeyboardInterrupt" in text
+    assert idle_cpu < 0.5, f"{idle_cpu:.2f} s of CPU in 1 s of an idle console loop"

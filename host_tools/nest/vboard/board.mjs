@@ -158,6 +158,7 @@ function drainInputs(fromVm) {
         // Ctrl-C while Python runs: raise KeyboardInterrupt at the next bytecode check, as the
         // ESP32's UART ISR does; the byte itself does not reach the REPL.
         board.vm._module._mp_sched_keyboard_interrupt();
+        board.kbd = true;
         woke = true;
       } else if (!board.off) {
         board.pending.push(b);
@@ -224,6 +225,22 @@ function wrapImports(imports) {
 const realInstantiate = WebAssembly.instantiate;
 WebAssembly.instantiate = function (bin, imports) { if (imports) wrapImports(imports); return realInstantiate.call(this, bin, imports); };
 
+// ---- sys.stdin inside the VM: the serial bytes that arrive while Python runs (the ESP32's UART
+// buffer); a read blocks until one comes, Ctrl-C ends it (EOF, then KeyboardInterrupt) ----
+function stdinByte() {
+  flushOut();
+  for (;;) {
+    const s = Atomics.load(sig, 0);
+    if (s !== seenSig) drainInputs(true);
+    if (board.kbd) { board.kbd = false; return null; }
+    if (board.pending.length) return board.pending.shift();
+    checkWdt();
+    checkCut();
+    if (board.pendingReset || board.off || !board.inVm) return null;
+    Atomics.wait(sig, 0, s, 50);
+  }
+}
+
 // ---- the module the shims inside the VM call (registered as `_vbjs`) ----
 const t0 = performance.now();
 let sleptUs = 0;
@@ -259,6 +276,10 @@ const jsApi = {
       Atomics.wait(sig, 0, s, left);
       sleptUs += (performance.now() - before) * 1000;
     }
+  },
+  stdin_ready: () => {
+    if (Atomics.load(sig, 0) !== seenSig) drainInputs(true);
+    return board.pending.length > 0 ? 1 : 0;
   },
   override: (pin) => (board.overrides.has(pin) ? board.overrides.get(pin) : -1),
   pin_state: (pin, mode, pull, value) => { board.outputs.set(pin, { mode, pull, value }); },
@@ -338,7 +359,8 @@ function shimFiles() {
 const SHIMS = shimFiles();
 
 async function newVm(snap) {
-  const vm = await loadMicroPython({ heapsize: cfg.heapsize || 160 * 1024, stdout: (b) => vmByte(b[0]), stderr: (b) => vmByte(b[0]), linebuffer: false });
+  const vm = await loadMicroPython({ heapsize: cfg.heapsize || 160 * 1024, stdin: stdinByte,
+    stdout: (b) => vmByte(b[0]), stderr: (b) => vmByte(b[0]), linebuffer: false });
   const FS = vm.FS;
   for (const d of ["/tmp", "/home/web_user", "/home"]) { try { FS.rmdir(d); } catch (e) { /* busy or gone */ } }
   // Shims are imported from a scratch folder that is removed again: `ls :` shows only the user's files.
@@ -419,6 +441,7 @@ async function boot(kind, cause) {
 
 // ---- feeding the REPL ----
 function replChar(b) {
+  board.kbd = false;
   board.inVm++;
   try { return board.vm.replProcessChar(b); } finally { board.inVm--; }
 }

@@ -14,8 +14,10 @@ def install():
     _patch_os()
     _patch_asyncio()
     import _vbhw  # noqa: F401
+    import _vbselect
     import machine  # noqa: F401  (kept in sys.modules: the shim files are deleted after boot)
     import neopixel  # noqa: F401
+    sys.modules["select"] = _vbselect
 
 
 # ---- time: sleeps block in the bridge (no spinning, Ctrl-C and control requests wake them) ----
