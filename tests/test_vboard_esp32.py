@@ -167,3 +167,18 @@ def test_a_running_program_reads_the_serial_line_through_stdin(vboard, tmp_path)
     assert b'got: {"cmd": "ping"}\r\n' in text
     assert b"KeyboardInterrupt" in text
     assert idle_cpu < 0.5, f"{idle_cpu:.2f} s of CPU in 1 s of an idle console loop"
+
+
+def test_sys_exit_in_main_soft_resets(vboard, tmp_path):
+    main = tmp_path / "main.py"
+    main.write_text("import sys, os\nprint('main run')\nif 'again' not in os.listdir():\n"
+                    "    open('again', 'w').close()\n    sys.exit()\nprint('second run')\n")
+    mpremote(vboard, "fs", "cp", str(main), ":main.py")
+    with serial.Serial(vboard.port, 115200, timeout=0.2) as port:
+        vboard.control.reset()
+        text = b""
+        end = time.monotonic() + 15
+        while b">>> " not in text and time.monotonic() < end:
+            text += port.read(256)
+    assert text.count(b"main run") == 2
+    assert text.index(b"MPY: soft reboot") < text.index(b"second run")

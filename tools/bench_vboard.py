@@ -2,8 +2,9 @@
 
     .venv/bin/python tools/bench_vboard.py [--repeat N]
 
-Prints: start to REPL prompt, CPU share of an idle asyncio app (and of one reading the HX711 at
-80 SPS), and 50 KB `mpremote fs cp` times each way at 115200 baud and unthrottled.
+Prints: start to REPL prompt, CPU share of an idle asyncio app (of one reading the HX711 at 80 SPS,
+and of the nest firmware itself), and 50 KB `mpremote fs cp` times each way at 115200 baud and
+unthrottled.
 """
 
 import argparse
@@ -87,6 +88,19 @@ def idle_cpu_share(app, seconds=10.0):
             return (cpu_s(board.proc.pid) - c0) / (time.monotonic() - t0)
 
 
+def firmware_cpu_share(seconds=10.0):
+    """The nest firmware itself (firmware/main.py + gulo/), idle at the start of a game."""
+    root = Path(__file__).resolve().parent.parent / "firmware"
+    with VirtualBoard(baud=0) as board:
+        mp(board, "fs", "cp", "-r", str(root / "gulo"), ":")
+        mp(board, "fs", "cp", str(root / "main.py"), ":main.py")
+        board.control.reset()
+        time.sleep(3.0)
+        c0, t0 = cpu_s(board.proc.pid), time.monotonic()
+        time.sleep(seconds)
+        return (cpu_s(board.proc.pid) - c0) / (time.monotonic() - t0)
+
+
 def transfer_times(baud, size=50 * 1024):
     with tempfile.TemporaryDirectory() as tmp:
         src, back = Path(tmp) / "blob.bin", Path(tmp) / "back.bin"
@@ -112,6 +126,7 @@ def main():
     print(f"idle asyncio app: {idle_cpu_share(IDLE_APP) * 100:.1f} % of one core (node process, 10 s)")
     share = idle_cpu_share(HX711_APP)
     print(f"asyncio app reading the HX711 at 80 SPS: {share * 100:.1f} % of one core")
+    print(f"the nest firmware (main.py, gulo.app) idle: {firmware_cpu_share() * 100:.1f} % of one core")
     for baud in (115200, 0):
         up, down = transfer_times(baud)
         name = f"{baud} baud" if baud else "unthrottled"

@@ -277,6 +277,7 @@ const jsApi = {
       sleptUs += (performance.now() - before) * 1000;
     }
   },
+  exited: () => { board.exited = true; },
   stdin_ready: () => {
     if (Atomics.load(sig, 0) !== seenSig) drainInputs(true);
     return board.pending.length > 0 ? 1 : 0;
@@ -381,8 +382,11 @@ function runInVm(code) {
   try { board.vm.runPython(code); } finally { board.inVm--; }
 }
 
+// True when the file ended with SystemExit (sys.exit()): the ESP32 soft-resets then.
 function runFile(name) {
+  board.exited = false;
   runInVm(`__import__('_vbboot').run_file(${JSON.stringify(name)})`);
+  return board.exited;
 }
 
 const ROM_TEXT = (cause) => {
@@ -419,8 +423,10 @@ async function boot(kind, cause) {
     await newVm(board.files || { files: new Map(), dirs: [] });
     board.boots++;
     try {
-      runFile("boot.py");
-      if (board.mode === "friendly") runFile("main.py");
+      if (runFile("boot.py") || (board.mode === "friendly" && runFile("main.py"))) {
+        board.rebooting = false;
+        return boot("soft", board.resetCause);
+      }
     } catch (e) {
       if (e instanceof BoardReset) { board.rebooting = false; return onReset(e); }
       if (e.name !== "PythonError") throw e;

@@ -215,10 +215,11 @@ class ThreadSafeFlag:
 
 # ---- boot.py / main.py, run as the ESP32 port's pyexec_file does ----
 def run_file(name):
+    """Returns True when the file ended with SystemExit: the ESP32 then soft-resets."""
     try:
         f = open(name)
     except OSError:
-        return
+        return False
     with f:
         src = f.read()
     import __main__
@@ -226,6 +227,8 @@ def run_file(name):
     try:
         exec(compile(src, name, "exec"), g)
     except SystemExit:
-        pass
+        _vbjs.exited()
+        return True
     except BaseException as e:  # noqa: B036  (the board prints it and carries on to the REPL)
         sys.print_exception(e)
+    return False
