@@ -182,3 +182,11 @@ def test_sys_exit_in_main_soft_resets(vboard, tmp_path):
             text += port.read(256)
     assert text.count(b"main run") == 2
     assert text.index(b"MPY: soft reboot") < text.index(b"second run")
+
+
+def test_statvfs_reports_an_esp32_sized_flash_that_fills_up(vboard):
+    out = run(vboard, "import os\ns = os.statvfs('/')\nf = open('big.bin', 'wb')\nf.write(bytes(40000))\n"
+                      "f.close()\nt = os.statvfs('/')\nprint(s[0] * s[2], s[3] - t[3])")
+    total, used_blocks = (int(x) for x in out.split())
+    assert total == 2 * 1024 * 1024
+    assert used_blocks >= 40000 // 4096

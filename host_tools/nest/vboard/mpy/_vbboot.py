@@ -7,6 +7,8 @@ import time
 import _vbjs
 
 _HIDDEN = ("dev", "proc", "tmp", "home")  # Emscripten's own folders, not on a board's flash
+_BLOCK = 4096
+_BLOCKS = 512
 
 
 def install():
@@ -100,7 +102,21 @@ def _patch_os():
     def uname():
         return _Uname()
 
+    def used_blocks(path):
+        n = 1
+        for e in ilistdir(path):
+            p = path.rstrip("/") + "/" + e[0]
+            n += used_blocks(p) if e[1] == 0x4000 else 1 + e[3] // _BLOCK
+        return n
+
+    def statvfs(path):
+        # the ESP32_GENERIC 4 MB layout: a 2 MB filesystem of 4 KB blocks (Emscripten says 4 GB);
+        # the figure is reported, not enforced
+        free = max(0, _BLOCKS - used_blocks("/"))
+        return (_BLOCK, _BLOCK, _BLOCKS, free, free, 0, 0, 0, 0, 255)
+
     os.stat = stat
+    os.statvfs = statvfs
     os.ilistdir = ilistdir
     os.listdir = listdir
     os.uname = uname
