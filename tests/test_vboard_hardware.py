@@ -190,3 +190,11 @@ def test_noisy_cell_fault_spreads_the_readings(vboard):
     vboard.control.fault("noisy")
     noisy = int(run(vboard, code))
     assert noisy > 3 * quiet and noisy > 0.5 * COUNTS_PER_G
+
+
+def test_heap_use_is_reported(vboard):
+    before = vboard.control.request("mem")["mem"]
+    assert 0 < before["shims"] <= before["peak"]
+    run(vboard, "import time\nkeep = [bytearray(1000) for _ in range(150)]\ntime.sleep_ms(400)")
+    after = vboard.control.request("mem")["mem"]
+    assert after["peak"] - before["peak"] >= 150 * 1000

@@ -71,6 +71,7 @@ const board = {
   inputsVersion: 0,      // bumped when anything outside changes what a pin would read
   files: null,           // filesystem snapshot carried across resets
   cutAt: null,           // performance.now() of a scheduled power cut
+  mem: { shims: 0, alloc: 0, peak: 0 }, // heap use (bytes) as the shims report it
   cutOffMs: 0,
   ready: false,
 };
@@ -278,6 +279,8 @@ const jsApi = {
     }
   },
   exited: () => { board.exited = true; },
+  mem_base: (alloc) => { board.mem = { shims: alloc, alloc, peak: alloc }; },
+  mem: (alloc) => { board.mem.alloc = alloc; board.mem.peak = Math.max(board.mem.peak, alloc); },
   stdin_ready: () => {
     if (Atomics.load(sig, 0) !== seenSig) drainInputs(true);
     return board.pending.length > 0 ? 1 : 0;
@@ -371,6 +374,7 @@ async function newVm(snap) {
   board.vm = vm;
   // not counted as "in the VM": the hooks must not land a Ctrl-C or a reset inside the shims' set-up
   vm.runPython("import sys\nsys.path.insert(0, '/.vb')\nimport _vbboot\n_vbboot.install()\nsys.path.pop(0)\ndel sys");
+  vm.runPython("import gc\ngc.collect()\nimport _vbjs\n_vbjs.mem_base(gc.mem_alloc())\ndel gc, _vbjs");
   for (const name of SHIMS.keys()) FS.unlink("/.vb/" + name);
   FS.rmdir("/.vb");
   restore(FS, snap);
@@ -555,6 +559,7 @@ function handleControl(line) {
     }
     case "leds": return ok({ leds: ledColours(req.pin) });
     case "pwm": return ok({ pwm: board.pwm.get(req.pin) || { freq: 0, duty_u16: 0 } });
+    case "mem": return ok({ mem: { ...board.mem } });
     case "wdt": return ok({ wdt: board.wdt ? { timeout: board.wdt.timeout, left_ms: board.wdt.deadline - performance.now() } : null });
     case "reset": // the EN button
       ok({});

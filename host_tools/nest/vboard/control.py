@@ -15,7 +15,7 @@ from nest.errors import NestError
 
 WORLD_ACTIONS = ("take", "touch", "drop", "knock_pole", "seat_pole", "pour_back")
 FAULTS = ("hx711_unplugged", "noisy", "reed_stuck")
-PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt")
+PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt", "mem")
 
 
 def handle(board, req):

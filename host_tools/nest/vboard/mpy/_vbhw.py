@@ -4,6 +4,7 @@
 # computed when the firmware reads it, from the time and from the world (the load cell physics
 # in nest/world.py, replayed from the control channel's action log). The pin map comes from
 # firmware/gulo/board.py through the launcher: no GPIO number is written here.
+import gc
 import json
 
 import _vbjs
@@ -203,8 +204,20 @@ def needs_scan():
     return bool(irqs) or bool(timers)
 
 
+_mem_next = [0]
+
+
+def _report_memory(now):
+    # The VM's heap grows on demand where an ESP32's is fixed: report what the program holds
+    # (gc.mem_alloc, garbage included) so the control channel can show the peak.
+    if now >= _mem_next[0]:
+        _mem_next[0] = now + 250
+        _vbjs.mem(gc.mem_alloc())
+
+
 def service():
     """Deliver pin edges and due timers as scheduled callbacks (soft IRQs), as the ESP32 does."""
+    _report_memory(_vbjs.world_ms())
     for pin in irqs:
         rec = irqs[pin]
         lv = level(pin)
