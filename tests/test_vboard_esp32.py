@@ -190,3 +190,13 @@ def test_statvfs_reports_an_esp32_sized_flash_that_fills_up(vboard):
     total, used_blocks = (int(x) for x in out.split())
     assert total == 2 * 1024 * 1024
     assert used_blocks >= 40000 // 4096
+
+
+def test_a_full_flash_raises_enospc(vboard):
+    # MicroPython's errno module has no ENOSPC constant (on the ESP32 neither): 28 is Linux's
+    out = run(vboard, "f = open('fill.bin', 'wb')\ntry:\n    while True:\n"
+                      "        f.write(bytes(10000))\nexcept OSError as e:\n"
+                      "    print(e.errno)\n"
+                      "f.close()\nimport os\nos.remove('fill.bin')\n"
+                      "f = open('small.txt', 'w')\nf.write('ok')\nf.close()\nprint(open('small.txt').read())")
+    assert out.split() == ["28", "ok"]

@@ -41,6 +41,28 @@ const MP = { EPERM: 1, ENOENT: 2, ESRCH: 3, EINTR: 4, EIO: 5, ENXIO: 6, E2BIG: 7
 const ERRNO = new Map(Object.keys(WASI).map((k) => [WASI[k], MP[k]]));
 const mapErrno = (e) => ERRNO.get(e) ?? e;
 
+// ---- the flash is 2 MB (ESP32_GENERIC, 4 KB blocks, as os.statvfs reports): full means ENOSPC ----
+const FLASH_BLOCK = 4096, FLASH_BLOCKS = 512;
+
+function usedBlocks(FS, dir) {
+  let n = 1;
+  for (const name of FS.readdir(dir)) {
+    if (name === "." || name === ".." || (dir === "/" && HIDDEN_ROOT.has(name))) continue;
+    const p = dir === "/" ? "/" + name : dir + "/" + name;
+    const st = FS.stat(p);
+    n += FS.isDir(st.mode) ? usedBlocks(FS, p) : 1 + Math.floor(st.size / FLASH_BLOCK);
+  }
+  return n;
+}
+
+function wouldOverflow(iov, iovcnt) {
+  const heap = new DataView(board.vm._module.HEAPU8.buffer);
+  let bytes = 0;
+  for (let i = 0; i < iovcnt; i++) bytes += heap.getUint32(iov + 8 * i + 4, true);
+  if (!bytes) return false;
+  try { return usedBlocks(board.vm.FS, "/") + Math.ceil(bytes / FLASH_BLOCK) > FLASH_BLOCKS; } catch (e) { return false; }
+}
+
 // ---- shared input: serial bytes and control lines from the reader thread ----
 const serialRing = ringCreate(1 << 20);
 const controlRing = ringCreate(1 << 16);
@@ -210,6 +232,12 @@ function wrapImports(imports) {
       if (typeof f !== "function") continue;
       if (name.startsWith("__syscall_")) {
         ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r; };
+      } else if (name === "fd_write") {
+        ns[name] = function (fd, iov, iovcnt, pnum) {
+          if (fd > 2 && board.vm && wouldOverflow(iov, iovcnt)) return MP.ENOSPC;
+          const r = f.call(this, fd, iov, iovcnt, pnum);
+          return (typeof r === "number" && r > 0) ? mapErrno(r) : r;
+        };
       } else if (name.startsWith("fd_")) {
         ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r > 0) ? mapErrno(r) : r; };
       } else if (name === "mp_js_ticks_ms" || /^invoke_(ii|iii|iiii|vi|vii|viii)$/.test(name)) {
