@@ -73,7 +73,7 @@ def _cpu_seconds(pid):
 
 def test_asyncio_run_blocks_and_thread_safe_flag_wakes(vboard):
     button = pins.BUTTON_RED
-    timer = threading.Timer(1.0, vboard.control.press, args=("RED",))
+    timer = threading.Timer(2.5, vboard.control.press, args=("RED",))  # once the IRQ is armed
     timer.start()
     try:
         out = run(vboard, (
@@ -83,7 +83,7 @@ def test_asyncio_run_blocks_and_thread_safe_flag_wakes(vboard):
             "p.irq(lambda pin: flag.set(), Pin.IRQ_FALLING)\n"
             "async def main():\n"
             "    t = time.ticks_ms()\n"
-            "    await asyncio.wait_for(flag.wait(), 10)\n"
+            "    await asyncio.wait_for(flag.wait(), 20)\n"
             "    return p.value(), time.ticks_diff(time.ticks_ms(), t) > 300\n"
             "print(asyncio.run(main()))\n"
             "print('after run')\n"))

@@ -76,6 +76,7 @@ class VirtualBoard:
         self.control_port = control_port
         self.node = node
         self.hw = pin_map()
+        self._own_log = log_path is None
         if log_path is None:
             fd, log_path = tempfile.mkstemp(prefix="vboard-", suffix=".log")
             os.close(fd)
@@ -166,6 +167,9 @@ class VirtualBoard:
         self.master = self.slave = None
         if getattr(self, "_log", None):
             self._log.close()
+            # a log we made up ourselves is kept only when the board did not end cleanly
+            if self._own_log and self.proc is not None and self.proc.returncode == 0:
+                self.log_path.unlink(missing_ok=True)
 
     def __enter__(self):
         return self.start()
