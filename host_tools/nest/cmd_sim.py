@@ -76,5 +76,5 @@ def _status_line(board):
     blocks = "".join(f"\x1b[38;2;{r};{g};{b}m\u2588" if (r or g or b) else "\x1b[0m\u00b7"
                      for r, g, b in leds)
     tone = f"{buzzer['freq']} Hz" if buzzer["freq"] and buzzer["duty_u16"] else "silent"
-    sys.stdout.write(f"\r{blocks}\x1b[0m  buzzer: {tone:<10}")
+    sys.stdout.write(f"\rLEDs: {blocks or '(none written)'}\x1b[0m  buzzer: {tone:<10}")
     sys.stdout.flush()
