@@ -16,6 +16,8 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
 import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
+import { MP, mapErrno } from "./errno.mjs";
+import { FlashMirror, loadFlashDir, restore, snapshot, wouldOverflow } from "./flash.mjs";
 
 const require = createRequire(import.meta.url);
 const { ringCreate, ringRead } = require("./ring.cjs");
@@ -25,43 +27,6 @@ const cfg = JSON.parse(process.argv[2] || "{}");
 // ESP32 reset causes, as machine.reset_cause() reports them.
 const PWRON_RESET = 1, HARD_RESET = 2, WDT_RESET = 3, SOFT_RESET = 5;
 const RAW_PASTE_WINDOW = 512;
-const HIDDEN_ROOT = new Set(["dev", "proc", "tmp", "home"]);
-
-// ---- errno: the port hands WASI numbers to OSError; MicroPython (and mpremote) use Linux's ----
-const WASI = { EPERM: 63, ENOENT: 44, ESRCH: 71, EINTR: 27, EIO: 29, ENXIO: 60, E2BIG: 1, ENOEXEC: 45,
-  EBADF: 8, ECHILD: 12, EAGAIN: 6, ENOMEM: 48, EACCES: 2, EFAULT: 21, EBUSY: 10, EEXIST: 20, EXDEV: 75,
-  ENODEV: 43, ENOTDIR: 54, EISDIR: 31, EINVAL: 28, ENFILE: 41, EMFILE: 33, ENOTTY: 59, ETXTBSY: 74,
-  EFBIG: 22, ENOSPC: 51, ESPIPE: 70, EROFS: 69, EMLINK: 34, EPIPE: 64, EDOM: 18, ERANGE: 68,
-  ENAMETOOLONG: 37, ENOSYS: 52, ENOTEMPTY: 55, ELOOP: 32, EOPNOTSUPP: 138, ETIMEDOUT: 73 };
-const MP = { EPERM: 1, ENOENT: 2, ESRCH: 3, EINTR: 4, EIO: 5, ENXIO: 6, E2BIG: 7, ENOEXEC: 8, EBADF: 9,
-  ECHILD: 10, EAGAIN: 11, ENOMEM: 12, EACCES: 13, EFAULT: 14, EBUSY: 16, EEXIST: 17, EXDEV: 18,
-  ENODEV: 19, ENOTDIR: 20, EISDIR: 21, EINVAL: 22, ENFILE: 23, EMFILE: 24, ENOTTY: 25, ETXTBSY: 26,
-  EFBIG: 27, ENOSPC: 28, ESPIPE: 29, EROFS: 30, EMLINK: 31, EPIPE: 32, EDOM: 33, ERANGE: 34,
-  ENAMETOOLONG: 36, ENOSYS: 38, ENOTEMPTY: 39, ELOOP: 40, EOPNOTSUPP: 95, ETIMEDOUT: 110 };
-const ERRNO = new Map(Object.keys(WASI).map((k) => [WASI[k], MP[k]]));
-const mapErrno = (e) => ERRNO.get(e) ?? e;
-
-// ---- the flash is 2 MB (ESP32_GENERIC, 4 KB blocks, as os.statvfs reports): full means ENOSPC ----
-const FLASH_BLOCK = 4096, FLASH_BLOCKS = 512;
-
-function usedBlocks(FS, dir) {
-  let n = 1;
-  for (const name of FS.readdir(dir)) {
-    if (name === "." || name === ".." || (dir === "/" && HIDDEN_ROOT.has(name))) continue;
-    const p = dir === "/" ? "/" + name : dir + "/" + name;
-    const st = FS.stat(p);
-    n += FS.isDir(st.mode) ? usedBlocks(FS, p) : 1 + Math.floor(st.size / FLASH_BLOCK);
-  }
-  return n;
-}
-
-function wouldOverflow(iov, iovcnt) {
-  const heap = new DataView(board.vm._module.HEAPU8.buffer);
-  let bytes = 0;
-  for (let i = 0; i < iovcnt; i++) bytes += heap.getUint32(iov + 8 * i + 4, true);
-  if (!bytes) return false;
-  try { return usedBlocks(board.vm.FS, "/") + Math.ceil(bytes / FLASH_BLOCK) > FLASH_BLOCKS; } catch (e) { return false; }
-}
 
 // ---- shared input: serial bytes and control lines from the reader thread ----
 const serialRing = ringCreate(1 << 20);
@@ -234,7 +199,7 @@ function wrapImports(imports) {
         ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r; };
       } else if (name === "fd_write") {
         ns[name] = function (fd, iov, iovcnt, pnum) {
-          if (fd > 2 && board.vm && wouldOverflow(iov, iovcnt)) return MP.ENOSPC;
+          if (fd > 2 && board.vm && wouldOverflow(board.vm.FS, board.vm._module.HEAPU8, iov, iovcnt)) return MP.ENOSPC;
           const r = f.call(this, fd, iov, iovcnt, pnum);
           return (typeof r === "number" && r > 0) ? mapErrno(r) : r;
         };
@@ -324,61 +289,10 @@ const jsApi = {
   reset_cause: () => board.resetCause,
 };
 
-// ---- filesystem: snapshot across resets, mirror to the --flash folder ----
-function walk(FS, dir, files, dirs) {
-  for (const name of FS.readdir(dir)) {
-    if (name === "." || name === "..") continue;
-    if (dir === "/" && HIDDEN_ROOT.has(name)) continue;
-    const p = dir === "/" ? "/" + name : dir + "/" + name;
-    const st = FS.stat(p);
-    if (FS.isDir(st.mode)) { dirs.push(p); walk(FS, p, files, dirs); } else files.set(p, FS.readFile(p));
-  }
-}
-
-function snapshot(FS) {
-  const files = new Map();
-  const dirs = [];
-  walk(FS, "/", files, dirs);
-  return { files, dirs };
-}
-
-function restore(FS, snap) {
-  for (const d of snap.dirs) { try { FS.mkdir(d); } catch (e) { /* exists */ } }
-  for (const [p, data] of snap.files) FS.writeFile(p, data);
-}
-
-function loadFlashDir(dir) {
-  const snap = { files: new Map(), dirs: [] };
-  const rec = (host, rel) => {
-    for (const ent of fs.readdirSync(host, { withFileTypes: true })) {
-      const h = path.join(host, ent.name), r = rel + "/" + ent.name;
-      if (ent.isDirectory()) { snap.dirs.push(r); rec(h, r); } else if (ent.isFile()) snap.files.set(r, new Uint8Array(fs.readFileSync(h)));
-    }
-  };
-  if (dir && fs.existsSync(dir)) rec(dir, "");
-  return snap;
-}
-
-let synced = null; // what the flash folder holds, to write only what changed
+let mirror = null; // the --flash folder
 
 function syncFlash() {
-  if (!cfg.flash_dir || !board.vm || board.off) return;
-  let snap;
-  try { snap = snapshot(board.vm.FS); } catch (e) { return; }
-  const root = cfg.flash_dir;
-  for (const d of snap.dirs) fs.mkdirSync(path.join(root, d), { recursive: true });
-  for (const [p, data] of snap.files) {
-    const old = synced && synced.files.get(p);
-    if (old && old.length === data.length && Buffer.compare(Buffer.from(old), Buffer.from(data)) === 0) continue;
-    const host = path.join(root, p);
-    fs.writeFileSync(host + ".tmp-vb", data);
-    fs.renameSync(host + ".tmp-vb", host);
-  }
-  if (synced) {
-    for (const p of synced.files.keys()) if (!snap.files.has(p)) fs.rmSync(path.join(root, p), { force: true });
-    for (const d of [...synced.dirs].reverse()) if (!snap.dirs.includes(d)) fs.rmSync(path.join(root, d), { recursive: true, force: true });
-  }
-  synced = snap;
+  if (mirror && board.vm && !board.off) mirror.sync(board.vm.FS);
 }
 
 // ---- VM lifecycle ----
@@ -672,5 +586,5 @@ process.on("uncaughtException", (e) => {
 });
 
 board.files = loadFlashDir(cfg.flash_dir);
-synced = cfg.flash_dir ? loadFlashDir(cfg.flash_dir) : null;
+mirror = cfg.flash_dir ? new FlashMirror(cfg.flash_dir) : null;
 await boot("power", PWRON_RESET);
