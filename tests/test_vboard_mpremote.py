@@ -209,3 +209,15 @@ def test_baud_throttle_holds(vboard_factory, tmp_path):
     mpremote(board, "fs", "cp", str(blob), ":blob.bin")
     elapsed = time.monotonic() - t0
     assert elapsed >= 16 * 1024 * 10 / 115200
+
+
+def test_a_chatty_board_with_no_client_keeps_running(vboard_factory, tmp_path):
+    # Nobody has the port open: the output goes out at line speed and is lost, as on a UART,
+    # instead of filling the pty and stalling the board. 200 KB is more than the pipe and the pty
+    # hold (~85 KB); the rest needs ~1.2 s at 1 Mbaud.
+    board = vboard_factory(baud=1000000)
+    main = "for i in range(2000):\n    print('x' * 100)\nopen('done', 'w').close()\n"
+    put(board, "main.py", main, tmp_path)
+    board.control.reset()
+    time.sleep(3)
+    assert mpremote(board, "exec", "import os\nprint('done' in os.listdir())").stdout.strip() == "True"

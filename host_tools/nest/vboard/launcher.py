@@ -11,6 +11,7 @@ import os
 import select
 import subprocess
 import tempfile
+import termios
 import threading
 import time
 import tty
@@ -224,15 +225,33 @@ class VirtualBoard:
             line.wait(len(data))
             self._write_pty(data)
 
+    def _client_attached(self):
+        """Has a process other than this one the serial port open? (a scan of /proc)"""
+        me = str(os.getpid())
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit() or pid == me:
+                continue
+            try:
+                for fd in os.listdir(f"/proc/{pid}/fd"):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == self.port:
+                        return True
+            except OSError:
+                continue
+        return False
+
     def _write_pty(self, data):
         # A UART with nobody listening loses its bytes; a pty would instead fill up and stall the
-        # board, so give a slow reader a second and then drop.
+        # board. So with no client, what is waiting unread is flushed; a client that does not
+        # read gets a second, then the chunk is dropped.
         deadline = time.monotonic() + 1.0
         while data and not self._stop.is_set():
             try:
                 n = os.write(self.master, data)
                 data = data[n:]
             except BlockingIOError:
+                if not self._client_attached():
+                    termios.tcflush(self.slave, termios.TCIFLUSH)
+                    continue
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
