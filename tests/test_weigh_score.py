@@ -96,8 +96,10 @@ def test_world_loads_and_ground_truth():
     assert kinds == ["out", "pole_out", "back"]
     w.unplugged = True
     assert w.grams(back) is None
-    w.reed_stuck = True
+    w.reed_stuck = 0          # stuck closed: reads seated even while the pole lies on the table
     assert w.pole_is_seated(down + 10)
+    w.reed_stuck = 1
+    assert not w.pole_is_seated(leave)
 
 
 def test_world_refuses_impossible_scripts():

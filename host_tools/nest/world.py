@@ -28,7 +28,8 @@ What the model holds (grams on the cell, single 1 kg cell, HX711 channel A gain 
 - eggs poured back: 0.5-1.5 s of eggs landing (each an impact of 2-5x its weight for 20-40 ms),
   a hand on the rim (5-20 g, tremor 2-6 g), then a ring-down of 1-4 g.
 Faults (plain attributes, settable at any time): `unplugged` (grams() returns None), `noisy`
-(noise 2 g rms and 50 Hz pickup), `reed_stuck` (None, or the value the reed reads forever).
+(noise 2 g rms and 50 Hz pickup), `reed_stuck` (None, or the pin level the reed reads forever:
+0 = closed = seated).
 
 Ground truth: `truth` lists what really happened, one dict per event, in scripting order
 (`events()` sorts them by time):
@@ -461,7 +462,7 @@ class NestWorld:
 
     def pole_is_seated(self, t_ms):
         if self.reed_stuck is not None:
-            return bool(self.reed_stuck)
+            return self.reed_stuck == 0  # the reed's pin level: closed (0) reads as seated
         seated = True
         for tc, s in self._pole_changes:
             if tc <= t_ms:
