@@ -8,7 +8,7 @@ VENV_STAMP := $(VENV)/.stamp-installed
 NODE_STAMP := node_modules/.stamp-installed
 TYPINGS_STAMP := build/typings/.stamp-installed
 
-.PHONY: run test setup system lint typecheck mpy check enclosure bench drills lock clean
+.PHONY: run test setup system lint typecheck enclosure sim lock clean
 
 run: setup
 	$(VENV)/bin/nest play
@@ -53,6 +53,10 @@ lock:
 	build/lockenv/bin/pip install --quiet --disable-pip-version-check '.[dev,enclosure]'
 	build/lockenv/bin/pip freeze --exclude gulo-nest | grep -v '^-e' > requirements.lock
 	rm -rf build/lockenv
+
+# A virtual ESP32 with the nest's simulated hardware, until Ctrl-C (docs/virtual-board.md).
+sim: setup
+	$(VENV)/bin/nest sim
 
 # Printable parts (STL, STEP), previews and the wiring diagram, into enclosure/out/.
 enclosure: setup
