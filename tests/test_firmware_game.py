@@ -1,0 +1,98 @@
+"""The nest firmware playing on the virtual board: buttons pressed and eggs taken in the simulated
+world, verdicts read from the console, as a family at the table would cause them."""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+import serial
+from vboard_fixtures import mpremote
+
+from gulo.rules import deal
+
+pytestmark = pytest.mark.board
+FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+
+
+class Console:
+    """The firmware's JSON lines, read in order and never lost between two waits."""
+
+    def __init__(self, port):
+        self.port = port
+        self.buf = b""
+        self.pending = []
+
+    def wait(self, until, timeout=20.0):
+        seen = []
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            while self.pending:
+                ev = self.pending.pop(0)
+                seen.append(ev)
+                if until(ev):
+                    return seen
+            self.buf += self.port.read(512)
+            *lines, self.buf = self.buf.split(b"\n")
+            for line in lines:
+                try:
+                    self.pending.append(json.loads(line))
+                except ValueError:
+                    pass  # a traceback or the REPL banner: not a console line
+        raise AssertionError(f"not seen within {timeout} s; last lines: {seen[-10:]}")
+
+    def send(self, **cmd):
+        self.port.write((json.dumps(cmd) + "\n").encode())
+
+
+def boot(vboard, port):
+    mpremote(vboard, "fs", "cp", "-r", str(FIRMWARE / "gulo"), ":")
+    mpremote(vboard, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
+    vboard.control.reset()
+    console = Console(port)
+    console.wait(lambda ev: ev.get("ev") == "ready")
+    return console
+
+
+def click(vboard, button):
+    vboard.control.press(button)
+    time.sleep(0.15)  # held longer than the 20 ms debounce, as a finger does
+    vboard.control.release(button)
+
+
+def test_a_turn_a_pole_alarm_and_the_console(vboard):
+    path, _deck = deal(11)
+    with serial.Serial(vboard.port, 115200, timeout=0.1) as port:
+        console = boot(vboard, port)
+        console.send(cmd="new", players=2, variant="standard", seed=11, id=1)
+        # The nest is full and still: the game is ready to play (said before the answer line).
+        console.wait(lambda ev: ev.get("ev") == "note" and ev["note"].get("phase") == "pick")
+
+        # Player 0 reveals tile 1 with the button and takes that colour cleanly.
+        click(vboard, "REVEAL")
+        console.wait(lambda ev: ev.get("ev") == "action" and ev["action"] == {"do": "reveal"})
+        vboard.control.take(path[0])
+        seen = console.wait(lambda ev: ev.get("ev") == "action" and ev["action"]["do"] == "take")
+        take = seen[-1]
+        assert take["outcome"]["event"] == "success" and take["outcome"]["to"] == 1
+
+        # Player 1 reveals, then the pole falls: an EGG ALARM, and the device asks for the pole.
+        console.wait(lambda ev: ev.get("ev") == "note" and ev["note"].get("phase") == "pick")
+        click(vboard, "REVEAL")
+        console.wait(lambda ev: ev.get("ev") == "action" and ev["action"] == {"do": "reveal"})
+        vboard.control.knock_pole()
+        seen = console.wait(lambda ev: ev.get("ev") == "action" and ev["action"]["do"] == "alarm")
+        assert seen[-1]["action"] == {"do": "alarm", "cause": "pole"}
+        buzzer = vboard.control.buzzer()
+        assert buzzer["freq"] > 0 and buzzer["duty_u16"] > 0  # the siren sounds
+
+        # A garbled console line gets an error and changes nothing.
+        console.send(cmd="new", players=99, id=2)
+        err = console.wait(lambda ev: ev.get("re") == "new" and ev.get("id") == 2)[-1]
+        assert err["ok"] is False and "players" in err["error"]
+        console.send(cmd="status", id=3)
+        status = console.wait(lambda ev: ev.get("re") == "status")[-1]
+        assert status["state"]["positions"] == [1, 0] and status["state"]["turn"] == 0
+        assert status["prompt"] == "put the pole back"
+        port.write(b"\x03")
+        console.wait(lambda ev: ev.get("ev") == "stopped")
