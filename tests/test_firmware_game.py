@@ -96,3 +96,22 @@ def test_a_turn_a_pole_alarm_and_the_console(vboard):
         assert status["prompt"] == "put the pole back"
         port.write(b"\x03")
         console.wait(lambda ev: ev.get("ev") == "stopped")
+
+
+def test_an_unplugged_hx711_is_shown_and_causes_no_alarm(vboard):
+    with serial.Serial(vboard.port, 115200, timeout=0.1) as port:
+        console = boot(vboard, port)
+        console.wait(lambda ev: ev.get("ev") == "note" and ev["note"].get("phase") == "pick")
+        console.send(cmd="press", button="reveal", id=1)       # an attempt is under way
+        console.wait(lambda ev: ev.get("ev") == "action")
+        vboard.control.fault("hx711_unplugged", True)
+        seen = console.wait(lambda ev: ev.get("ev") == "fault" and ev.get("what") == "hx711")
+        vboard.control.fault("hx711_unplugged", False)
+        seen += console.wait(lambda ev: ev.get("ev") == "fault_cleared")
+        time.sleep(1.5)  # the weigher picks up again: still nothing may be judged
+        console.send(cmd="status", id=2)
+        seen += console.wait(lambda ev: ev.get("re") == "status")
+        status = seen[-1]
+        assert not [ev for ev in seen if ev.get("ev") == "action"]   # no verdict, no alarm
+        assert status["state"]["demand"] is not None and status["state"]["turn"] == 0
+        assert status["fault"] is None
