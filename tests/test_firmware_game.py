@@ -1,48 +1,17 @@
 """The nest firmware playing on the virtual board: buttons pressed and eggs taken in the simulated
 world, verdicts read from the console, as a family at the table would cause them."""
 
-import json
 import time
 from pathlib import Path
 
 import pytest
 import serial
-from vboard_fixtures import mpremote
+from vboard_fixtures import Console, mpremote
 
 from gulo.rules import deal
 
 pytestmark = pytest.mark.board
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
-
-
-class Console:
-    """The firmware's JSON lines, read in order and never lost between two waits."""
-
-    def __init__(self, port):
-        self.port = port
-        self.buf = b""
-        self.pending = []
-
-    def wait(self, until, timeout=20.0):
-        seen = []
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            while self.pending:
-                ev = self.pending.pop(0)
-                seen.append(ev)
-                if until(ev):
-                    return seen
-            self.buf += self.port.read(512)
-            *lines, self.buf = self.buf.split(b"\n")
-            for line in lines:
-                try:
-                    self.pending.append(json.loads(line))
-                except ValueError:
-                    pass  # a traceback or the REPL banner: not a console line
-        raise AssertionError(f"not seen within {timeout} s; last lines: {seen[-10:]}")
-
-    def send(self, **cmd):
-        self.port.write((json.dumps(cmd) + "\n").encode())
 
 
 def boot(vboard, port):

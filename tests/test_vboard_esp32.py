@@ -5,7 +5,7 @@ import time
 
 import pytest
 import serial
-from vboard_fixtures import mpremote
+from vboard_fixtures import mpremote, read_until
 
 from gulo import board as pins
 
@@ -30,10 +30,7 @@ def test_micropython_errno_numbers(vboard):
 def test_banner_and_line_endings(vboard):
     with serial.Serial(vboard.port, 115200, timeout=0.2) as port:
         vboard.control.reset()
-        text = b""
-        end = time.monotonic() + 15
-        while b">>> " not in text and time.monotonic() < end:
-            text += port.read(256)
+        text = read_until(port, b">>> ", 15)
         port.write(b"print('a'); print('b')\r")
         time.sleep(0.5)
         text2 = port.read(256)
@@ -107,10 +104,7 @@ def test_wdt_resets_a_hung_program(vboard, tmp_path):
     mpremote(vboard, "fs", "cp", str(main), ":main.py")
     with serial.Serial(vboard.port, 115200, timeout=0.2) as port:
         vboard.control.reset()
-        text = b""
-        end = time.monotonic() + 20
-        while b"reset by the watchdog" not in text and time.monotonic() < end:
-            text += port.read(256)
+        text = read_until(port, b"reset by the watchdog", 20)
     assert b"hanging" in text and b"rst:0x7 (TG0WDT_SYS_RESET)" in text
     assert text.index(b"hanging") < text.index(b"reset by the watchdog")
 
@@ -147,23 +141,15 @@ def test_a_running_program_reads_the_serial_line_through_stdin(vboard, tmp_path)
     mpremote(vboard, "fs", "cp", str(main), ":main.py")
     with serial.Serial(vboard.port, 115200, timeout=0.2) as port:
         vboard.control.reset()
-        text = b""
-        end = time.monotonic() + 15
-        while b"console up" not in text and time.monotonic() < end:
-            text += port.read(256)
+        text = read_until(port, b"console up", 15)
         time.sleep(0.3)
         cpu0 = _cpu_seconds(vboard.proc.pid)
         time.sleep(1.0)  # nothing to read: the poll loop must not spin
         idle_cpu = _cpu_seconds(vboard.proc.pid) - cpu0
         port.write(b'{"cmd": "ping"}\r')
-        text = b""
-        end = time.monotonic() + 10
-        while b"got:" not in text and time.monotonic() < end:
-            text += port.read(256)
+        text = read_until(port, b"got:", 10)
         port.write(b"\x03")
-        end = time.monotonic() + 10
-        while b">>> " not in text and time.monotonic() < end:
-            text += port.read(256)
+        text += read_until(port, b">>> ", 10)
     assert b'got: {"cmd": "ping"}\r\n' in text
     assert b"KeyboardInterrupt" in text
     assert idle_cpu < 0.5, f"{idle_cpu:.2f} s of CPU in 1 s of an idle console loop"
@@ -176,10 +162,7 @@ def test_sys_exit_in_main_soft_resets(vboard, tmp_path):
     mpremote(vboard, "fs", "cp", str(main), ":main.py")
     with serial.Serial(vboard.port, 115200, timeout=0.2) as port:
         vboard.control.reset()
-        text = b""
-        end = time.monotonic() + 15
-        while b">>> " not in text and time.monotonic() < end:
-            text += port.read(256)
+        text = read_until(port, b">>> ", 15)
     assert text.count(b"main run") == 2
     assert text.index(b"MPY: soft reboot") < text.index(b"second run")
 

@@ -9,20 +9,9 @@ import time
 import pytest
 import serial
 from mpremote.transport_serial import SerialTransport
-from vboard_fixtures import MPREMOTE, mpremote
+from vboard_fixtures import MPREMOTE, mpremote, read_until
 
 pytestmark = pytest.mark.board
-
-
-def read_until(port, marker, timeout=15.0):
-    """Read from an open pyserial port until `marker` (bytes) shows up; returns all read."""
-    data = b""
-    end = time.monotonic() + timeout
-    while marker not in data:
-        if time.monotonic() > end:
-            raise AssertionError(f"{marker!r} not seen; got {data[-800:]!r}")
-        data += port.read(port.in_waiting or 1)
-    return data
 
 
 def put(board, name, text, tmp_path):

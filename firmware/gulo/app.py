@@ -291,8 +291,8 @@ class Nest:
                    "green": (0, 255, 0), "blue": (0, 0, 255)}
         buf = self.view.buf
         cap = board.LED_BRIGHTNESS_CAP
+        rgb = colours.get(pattern, (255, 255, 255))
         for i in range(board.LED_COUNT):
-            rgb = colours.get(pattern, (255, 255, 255))
             for c in range(3):
                 buf[3 * i + c] = rgb[c] * cap // 255
         self.hw.show(buf)

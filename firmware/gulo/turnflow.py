@@ -53,13 +53,8 @@ class TurnFlow:
         w = self.weigher
         if not (w.ready and w.at_rest):
             return False
-        return abs(w.deficit_g() - self.bag_grams()) < self._tolerance_g()
-
-    def _tolerance_g(self):
-        # Half the smallest difference between two egg classes: a missing egg is never "ready".
-        m = sorted(self.weigher.masses.values())
-        gap = min([b - a for a, b in zip(m, m[1:])] + [m[0]])
-        return gap / 2
+        # The weigher's own class tolerance: a missing egg is never "ready".
+        return abs(w.deficit_g() - self.bag_grams()) < w.tolerance_g()
 
     # ---- inputs --------------------------------------------------------------------------------------
 

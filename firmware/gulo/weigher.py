@@ -150,6 +150,11 @@ class Weigher:
         came in). For calibration: take out one egg of a colour, or knock the pole, and read it."""
         return self._last16 / (100 * _S)
 
+    def tolerance_g(self):
+        """How far a settled level may be from an expected one and still be it (half the
+        narrowest gap between egg classes, at most 1.5 g)."""
+        return self._tol / (100 * _S)
+
     def noise_g(self):
         """The learned sensor noise (rms grams)."""
         return self._sigma16() / (100 * _S)

@@ -82,12 +82,13 @@ def run(args):
             except EOFError:
                 print()
                 return 0
-            if text.strip().lower() in ("q", "quit", "exit"):
+            word = text.strip().lower()
+            if word in ("q", "quit", "exit"):
                 return 0
-            if text.strip().lower() in ("?", "help"):
+            if word in ("?", "help"):
                 print(HELP)
                 continue
-            if text.strip().lower() == "state":
+            if word == "state":
                 print(state_json(game))
                 continue
             try:
