@@ -23,7 +23,9 @@ COMMANDS = {
     "buzz": {"freq": ("freq", True), "ms": ("ms", True)},
     "tare": {},
     "calibrate": {"grams": ("grams", True)},
-    "egg": {"colour": ("egg", True), "grams": ("grams", False)},
+    "egg": {"colour": ("egg", True), "grams": ("grams", False), "count": ("count", False)},
+    "calibration": {"step": ("step", True)},
+    "stream": {"on": ("bool", True)},
     "masses": {},
     "logs": {},
     "log": {"name": ("name", True)},
@@ -33,6 +35,7 @@ COMMANDS = {
 }
 SETTINGS = {"players": "players", "variant": "variant", "volume": "volume", "brightness": "brightness"}
 _BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")
+_STEPS = ("start", "check", "done", "cancel", "status")
 _PATTERNS = ("off", "white", "red", "green", "blue", "rainbow", "game")
 
 
@@ -71,6 +74,12 @@ def _check(kind, v):
         return None if _num_in(v, 0.5, 5000) else "a mass from 0.5 to 5000 g"
     if kind == "egg":
         return None if isinstance(v, str) and len(v) == 1 and v in "GYRBP" else "one of G, Y, R, B, P"
+    if kind == "count":
+        return None if _int_in(v, 1, 10) else "a whole number of eggs from 1 to 10"
+    if kind == "step":
+        return None if v in _STEPS else "one of " + ", ".join(_STEPS)
+    if kind == "bool":
+        return None if isinstance(v, bool) else "true or false"
     if kind == "name":
         ok = isinstance(v, str) and 0 < len(v) <= 40 and "/" not in v and not v.startswith(".")
         return None if ok else "a log name from the logs command"
