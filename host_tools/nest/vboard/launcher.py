@@ -286,7 +286,8 @@ class VirtualBoard:
             rid = self._next_id
         done, answer = threading.Event(), {}
         self._waiting[rid] = (done, answer)
-        self._send_frame(b"C", json.dumps({**req, "id": rid}).encode())
+        # One request per line: requests from several clients can meet in the board's ring.
+        self._send_frame(b"C", json.dumps({**req, "id": rid}).encode() + b"\n")
         if not done.wait(timeout):
             self._waiting.pop(rid, None)
             return {"ok": False, "error": f"the board did not answer within {timeout:.0f} s (Python busy "
