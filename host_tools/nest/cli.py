@@ -16,7 +16,9 @@ COMMANDS = [
     "nest.cmd_flash",
     "nest.cmd_weigh",
     "nest.cmd_sim",
+    "nest.cmd_monitor", "nest.cmd_diag", "nest.cmd_calibrate", "nest.cmd_logs",
     "nest.cmd_deploy",
+    "nest.cmd_web",
 ]
 
 

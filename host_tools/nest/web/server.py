@@ -1,0 +1,418 @@
+"""The play page's server: one virtual nest board running the real firmware, shown to any number of
+browser tabs on 127.0.0.1.
+
+    NestSession   the board (VirtualBoard + the firmware in a flash folder), its JSON console on the
+                  serial port, and the physical world through the control channel
+    make_app()    the aiohttp application: the page (static files), /ws (live state both ways) and
+                  /log.jsonl (the game log, as the board's `log` console command gives it)
+
+aiohttp serves HTTP and the WebSocket from one small, well-kept library that is already in the
+lock file; the stdlib has no WebSocket server. Nothing here decides a rule: the page only shows
+what the board says (console events, LED and buzzer read-back) and what the world holds, and its
+clicks become button presses and hands in the world. The one thing modelled here is the shaky
+hand's mishap (another egg pushed out, or the pole toppled), because the world's shaky hand only
+trembles: it is sent to the world as an ordinary `drop`/`knock_pole` at a random instant while the
+hand is in the bowl, and the firmware judges it like any other.
+"""
+
+import asyncio
+import contextlib
+import json
+import random
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import serial
+from aiohttp import WSMsgType, web
+
+from gulo import board as pins
+from gulo import ledview
+from nest.errors import NestError
+from nest.vboard import ControlClient, VirtualBoard
+from nest.world import HANDS
+
+HERE = Path(__file__).resolve().parent
+STATIC = HERE / "static"
+ROOT = HERE.parent.parent.parent
+FIRMWARE = ROOT / "firmware"
+DEFAULT_FLASH = ROOT / "build" / "web-flash"
+
+LED_PERIOD_S = 1 / 15     # LED and buzzer read-back, pushed to the page when they change
+WORLD_PERIOD_S = 0.25
+STATUS_PERIOD_S = 1.0     # the board's `status`, also asked right after each event it sends
+BUTTON_HOLD_S = 0.15      # a finger holds a button well past the firmware's 20 ms debounce
+HISTORY = 300             # events kept for a page that connects (or reloads) later
+READY_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = 10.0
+BUTTONS = ("REVEAL", "GREEN", "YELLOW", "RED", "BLUE", "MENU")
+EGGS = "GYRBP"
+
+
+def shaky_mishap(rng, chance, colour, nest, pole_seated, window_ms):
+    """What a shaky hand taking a `colour` egg does besides, or None.
+
+    nest: eggs per colour in the bowl before the take. With probability `chance` the hand either
+    pushes another egg out (one of those left, picked at random) or topples the pole, at a random
+    instant while it is in the bowl (`in_ms`, within window_ms of the hand coming in)."""
+    if rng.random() >= chance:
+        return None
+    left = [c for c in EGGS for _ in range(nest.get(c, 0) - (c == colour))]
+    kinds = (["egg"] if left else []) + (["pole"] if pole_seated else [])
+    if not kinds:
+        return None
+    at = rng.randint(100, max(100, int(window_ms)))
+    if rng.choice(kinds) == "pole":
+        return {"what": "knock_pole", "in_ms": at}
+    return {"what": "drop", "colour": rng.choice(left), "in_ms": at}
+
+
+def prepare_flash(folder):
+    """The firmware into the board's flash folder; the game and settings under data/ stay.
+
+    main.py is left out on purpose: a board that boots into the app never shows the REPL prompt that
+    VirtualBoard.start() waits for, so it is written over the serial line once the board is up."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "main.py").unlink(missing_ok=True)
+    gulo = folder / "gulo"
+    if gulo.exists():
+        shutil.rmtree(gulo)
+    gulo.mkdir()
+    for f in sorted((FIRMWARE / "gulo").glob("*.py")):
+        shutil.copyfile(f, gulo / f.name)
+
+
+def led_layout():
+    """Where the path, the deck and the status LED sit on the strip (from the one pin map), and the
+    firmware's own tile and Gulo colours, so the page draws what the LEDs show."""
+    return {"count": pins.LED_COUNT, "path_first": pins.LED_PATH_FIRST, "path_count": pins.LED_PATH_COUNT,
+            "deck": pins.LED_DECK, "status": pins.LED_STATUS, "cap": pins.LED_BRIGHTNESS_CAP,
+            "gulos": ledview.GULOS, "colours": ledview.COLOURS}
+
+
+class NestSession:
+    """The virtual nest and everything the pages share: board, console, world, history."""
+
+    def __init__(self, flash_dir=DEFAULT_FLASH, baud=115200, seed=1, log_path=None):
+        self.flash_dir = Path(flash_dir)
+        self.baud = baud
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.log_path = log_path
+        self.board = None
+        self.port = None
+        self.loop = None
+        self.clients = set()
+        self.history = []
+        self.status = None
+        self.leds = None
+        self.buzzer = None
+        self.world = None
+        self._calls = {}
+        self._next_id = 0
+        self._write_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._status_due = None
+        self._ready = threading.Event()
+
+    # ---- life cycle -----------------------------------------------------------------------------
+
+    def start(self, loop):
+        self.loop = loop
+        prepare_flash(self.flash_dir)
+        self.board = VirtualBoard(flash_dir=self.flash_dir, baud=self.baud, headless=True, seed=self.seed,
+                                  log_path=self.log_path).start()
+        self._install_main()
+        self.port = serial.Serial(self.board.port, 115200, timeout=0.1)
+        threading.Thread(target=self._read_console, daemon=True, name="web-console").start()
+        self.board.control.reset()  # EN: the board boots into main.py -> gulo.app.run()
+        if not self._ready.wait(READY_TIMEOUT_S):
+            raise NestError(f"the firmware did not report ready within {READY_TIMEOUT_S:.0f} s; "
+                            f"board log: {self.board.log_path}")
+        # A second client for the pollers, so a slow hand never delays the LEDs.
+        self.poll_control = ControlClient(self.board.control_address)
+        return self
+
+    def _install_main(self):
+        from mpremote.transport_serial import SerialTransport  # mpremote's own raw-REPL transport
+
+        t = SerialTransport(self.board.port, baudrate=115200)
+        try:
+            t.enter_raw_repl(soft_reset=False)
+            t.fs_writefile("main.py", (FIRMWARE / "main.py").read_bytes())
+            t.exit_raw_repl()
+        finally:
+            t.close()
+
+    def stop(self):
+        self._stop.set()
+        if self.port is not None:
+            with contextlib.suppress(OSError, serial.SerialException):
+                self.port.write(b"\x03")  # Ctrl-C: the app stops cleanly and saves
+            time.sleep(0.3)
+        if getattr(self, "poll_control", None):
+            self.poll_control.close()
+        if self.board is not None:
+            self.board.stop()
+        if self.port is not None:
+            with contextlib.suppress(OSError, serial.SerialException):
+                self.port.close()
+
+    # ---- the console ----------------------------------------------------------------------------
+
+    def _read_console(self):
+        buf = b""
+        while not self._stop.is_set():
+            try:
+                data = self.port.read(512)
+            except (OSError, serial.SerialException, TypeError):
+                return
+            if not data:
+                continue
+            buf += data
+            *lines, buf = buf.split(b"\n")
+            for raw in lines:
+                text = raw.decode("utf-8", "replace").strip()
+                if not text:
+                    continue
+                try:
+                    obj = json.loads(text)
+                except ValueError:
+                    obj = {"ev": "serial", "text": text}  # a traceback, the boot lines
+                if not isinstance(obj, dict):
+                    obj = {"ev": "serial", "text": text}
+                if obj.get("ev") == "ready":
+                    self._ready.set()
+                if self.loop is not None:
+                    self.loop.call_soon_threadsafe(self._on_line, obj)
+
+    def _send(self, obj):
+        with self._write_lock:
+            self.port.write((json.dumps(obj) + "\n").encode())
+
+    async def call(self, cmd, **fields):
+        """A console command and its answer (`{"re": cmd, "ok": ...}`)."""
+        self._next_id += 1
+        rid = self._next_id
+        fut = self.loop.create_future()
+        self._calls[rid] = fut
+        await asyncio.to_thread(self._send, {"cmd": cmd, "id": rid, **fields})
+        try:
+            return await asyncio.wait_for(fut, CALL_TIMEOUT_S)
+        except TimeoutError:
+            raise NestError(f"the board did not answer {cmd!r} within {CALL_TIMEOUT_S:.0f} s") from None
+        finally:
+            self._calls.pop(rid, None)
+
+    def _on_line(self, obj):
+        fut = self._calls.get(obj.get("id")) if "re" in obj else None
+        if fut is not None and not fut.done():
+            fut.set_result(obj)
+        if obj.get("re") == "status" and obj.get("ok"):
+            status = {k: obj.get(k) for k in ("phase", "prompt", "fault", "state")}
+            if status != self.status:
+                self.status = status
+                self.broadcast({"type": "status", "status": status})
+            return
+        if obj.get("re") in ("log", "logs"):
+            return  # asked for by the download, not something that happened
+        self.remember(obj)
+        if "ev" in obj:
+            self._ask_status_soon()
+
+    def remember(self, event):
+        event = dict(event, t=round(time.time() * 1000))
+        self.history.append(event)
+        del self.history[:-HISTORY]
+        self.broadcast({"type": "event", "event": event})
+
+    def _ask_status_soon(self):
+        # Several lines come in a burst (action, state, note): one status after the burst.
+        if self._status_due is None:
+            self._status_due = self.loop.call_later(0.05, self._status_now)
+
+    def _status_now(self):
+        self._status_due = None
+        self.loop.create_task(self._refresh_status())
+
+    async def _refresh_status(self):
+        with contextlib.suppress(NestError):
+            await self.call("status")
+
+    # ---- pushing to the pages -------------------------------------------------------------------
+
+    def broadcast(self, msg):
+        text = json.dumps(msg)
+        for q in list(self.clients):
+            q.put_nowait(text)
+
+    def snapshot(self):
+        return {"type": "hello", "layout": led_layout(), "status": self.status, "leds": self.leds,
+                "buzzer": self.buzzer, "world": self.world, "events": self.history, "hands": list(HANDS)}
+
+    async def poll_leds(self):
+        while True:
+            try:
+                leds, buzzer = await asyncio.to_thread(self._read_leds)
+            except NestError:
+                await asyncio.sleep(0.5)
+                continue
+            if leds != self.leds or buzzer != self.buzzer:
+                self.leds, self.buzzer = leds, buzzer
+                self.broadcast({"type": "leds", "leds": leds, "buzzer": buzzer})
+            await asyncio.sleep(LED_PERIOD_S)
+
+    def _read_leds(self):
+        c = self.poll_control
+        return [list(x) for x in c.leds()], c.buzzer()
+
+    async def poll_world(self):
+        while True:
+            with contextlib.suppress(NestError):
+                await self.refresh_world()
+            await asyncio.sleep(WORLD_PERIOD_S)
+
+    async def refresh_world(self):
+        w = await asyncio.to_thread(self.poll_control.world)
+        world = {"nest": w["nest"], "pole_seated": w["pole_seated"]}
+        if world != self.world:
+            self.world = world
+            self.broadcast({"type": "world", "world": world})
+
+    async def poll_status(self):
+        while True:
+            await self._refresh_status()
+            await asyncio.sleep(STATUS_PERIOD_S)
+
+    # ---- what a page asks for -------------------------------------------------------------------
+
+    async def do(self, msg):
+        """Carry out one request from a page; returns a dict for that page only."""
+        op = msg.get("op")
+        control = self.board.control
+        if op == "button":
+            name = str(msg.get("button", "")).upper()
+            if name not in BUTTONS:
+                raise NestError(f"button: {name!r} is not one of {', '.join(BUTTONS)}")
+            await asyncio.to_thread(control.press, name)
+            await asyncio.sleep(BUTTON_HOLD_S)
+            await asyncio.to_thread(control.release, name)
+        elif op == "take":
+            await self._take(msg)
+        elif op in ("knock_pole", "seat_pole", "pour_back"):
+            await asyncio.to_thread(control.request, op)
+            self.remember({"world": op})
+        elif op == "new":
+            fields = {k: msg[k] for k in ("players", "variant", "seed") if msg.get(k) is not None}
+            answer = await self.call("new", **fields)
+            if not answer.get("ok"):
+                raise NestError(answer.get("error", "new: refused"))
+        else:
+            raise NestError(f"unknown request {op!r}")
+        with contextlib.suppress(NestError):
+            await self.refresh_world()
+        return {"type": "done", "op": op, "ok": True}
+
+    async def _take(self, msg):
+        colour = str(msg.get("colour", ""))
+        hand = msg.get("hand", "steady")
+        chance = msg.get("chance", 0)
+        if colour not in EGGS or len(colour) != 1:
+            raise NestError(f"take: colour must be one of {', '.join(EGGS)}")
+        if hand not in HANDS:
+            raise NestError(f"take: hand must be one of {', '.join(HANDS)}")
+        if not isinstance(chance, (int, float)) or not 0 <= chance <= 1:
+            raise NestError("take: chance must be a number from 0 to 1")
+        control = self.board.control
+        world = await asyncio.to_thread(control.world)
+        answer = await asyncio.to_thread(control.take, colour, hand)
+        event = {"world": "take", "colour": colour, "hand": hand}
+        mishap = None
+        if hand == "shaky":
+            mishap = shaky_mishap(self.rng, chance, colour, world["nest"], world["pole_seated"],
+                                  answer["until_ms"] - answer["t_ms"])
+        if mishap:
+            if mishap["what"] == "drop":
+                await asyncio.to_thread(control.drop, mishap["colour"], mishap["in_ms"])
+            else:
+                await asyncio.to_thread(control.knock_pole, mishap["in_ms"])
+            event["mishap"] = mishap
+        self.remember(event)
+
+
+def make_app(session):
+    app = web.Application()
+
+    async def index(request):
+        return web.FileResponse(STATIC / "index.html")
+
+    async def log(request):
+        answer = await session.call("log", name="current")
+        if not answer.get("ok"):
+            raise web.HTTPNotFound(text=answer.get("error", "no game log yet"))
+        text = "\n".join(answer["lines"]) + "\n"
+        return web.Response(text=text, content_type="application/x-ndjson",
+                            headers={"Content-Disposition": 'attachment; filename="gulo-game.jsonl"'})
+
+    async def ws_handler(request):
+        ws = web.WebSocketResponse(heartbeat=20)
+        await ws.prepare(request)
+        queue = asyncio.Queue()
+        session.clients.add(queue)
+
+        async def sender():
+            await ws.send_str(json.dumps(session.snapshot()))
+            while True:
+                await ws.send_str(await queue.get())
+
+        task = asyncio.create_task(sender())
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                try:
+                    req = json.loads(msg.data)
+                    if not isinstance(req, dict):
+                        raise ValueError("a request is a JSON object")
+                    reply = await session.do(req)
+                except (ValueError, NestError) as e:
+                    reply = {"type": "done", "op": None, "ok": False, "error": str(e)}
+                    if isinstance(req, dict):
+                        reply["op"] = req.get("op")
+                queue.put_nowait(json.dumps(reply))
+        finally:
+            session.clients.discard(queue)
+            task.cancel()
+        return ws
+
+    app.router.add_get("/", index)
+    app.router.add_get("/log.jsonl", log)
+    app.router.add_get("/ws", ws_handler)
+    app.router.add_static("/static/", STATIC)
+    return app
+
+
+async def serve(session, port=8765, on_ready=None, stop=None):
+    """Start the board, serve the page on 127.0.0.1:port until `stop` (an asyncio.Event) is set."""
+    loop = asyncio.get_running_loop()
+    await asyncio.to_thread(session.start, loop)
+    tasks = [asyncio.create_task(f()) for f in (session.poll_leds, session.poll_world, session.poll_status)]
+    runner = web.AppRunner(make_app(session), access_log=None)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, "127.0.0.1", port)  # loopback only: the page drives the board
+        try:
+            await site.start()
+        except OSError as e:
+            raise NestError(f"--port {port}: cannot listen on 127.0.0.1 ({e.strerror}); "
+                            "pick another port, or 0 for any free one") from None
+        host, real_port = runner.addresses[0][:2]
+        if on_ready:
+            on_ready(f"http://{host}:{real_port}/")
+        await (stop or asyncio.Event()).wait()
+    finally:
+        for t in tasks:
+            t.cancel()
+        await runner.cleanup()
+        await asyncio.to_thread(session.stop)
