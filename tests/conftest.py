@@ -4,3 +4,4 @@ imported here, one line each, so pytest sees it everywhere under tests/."""
 from vboard_fixtures import vboard, vboard_factory  # noqa: F401
 
 from micropython_vm import mpvm, pytest_terminal_summary  # noqa: F401
+from nest_console_fixtures import nest_board  # noqa: F401

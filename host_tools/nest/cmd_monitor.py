@@ -1,0 +1,112 @@
+"""`nest monitor [--json]`: follow the board's events as they happen."""
+
+import json
+import sys
+import time
+
+from nest.boardconsole import open_console
+
+COLOUR_NAMES = {"G": "green", "Y": "yellow", "R": "red", "B": "blue", "P": "purple"}
+RED = "\033[31m"
+BOLD = "\033[1m"
+RESET = "\033[0m"
+
+
+def add_parser(sub):
+    p = sub.add_parser("monitor", help="follow the board's events (verdicts, alarms, faults)",
+                       description="Follow the running nest's console: one readable line per event "
+                                   "(faults and alarms in red on a terminal), or the JSON lines as "
+                                   "they come with --json. Ctrl-C ends it.")
+    p.add_argument("--port", help="serial port (default: the single board found)")
+    p.add_argument("--json", action="store_true", help="pass the board's JSON lines through")
+    p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
+    return p
+
+
+def describe(ev):
+    """A readable line for one console event, and whether it is bad news (fault, alarm)."""
+    kind = ev.get("ev")
+    if kind == "action":
+        return _action(ev["action"], ev.get("outcome") or {})
+    if kind == "fault":
+        return f"FAULT {ev.get('what')}: {ev.get('detail')}", True
+    if kind == "fault_cleared":
+        return f"fault cleared: {ev.get('what')}", False
+    if kind == "note":
+        return _note(ev.get("note") or {})
+    if kind == "ready":
+        return f"ready ({'game resumed' if ev.get('resumed') else 'new game'})", False
+    if kind == "state":
+        st = ev.get("state") or {}
+        return f"state: turn {st.get('turn')}, positions {st.get('positions')}", False
+    if kind == "crash":
+        return f"CRASH {ev.get('error')}", True
+    if kind == "stopped":
+        return "app stopped (Ctrl-C on the board's console)", False
+    if kind == "recovered":
+        return f"recovered: {ev.get('file')}", False
+    if "re" in ev:
+        ok = ev.get("ok")
+        return f"answer {ev['re']}: {'ok' if ok else ev.get('error')}", not ok
+    return json.dumps(ev), False
+
+
+def _action(action, out):
+    do = action.get("do")
+    player = out.get("player")
+    who = f"Gulo {player + 1}" if isinstance(player, int) else "Gulo"
+    if do == "take":
+        egg = action.get("egg", "?")
+        event = out.get("event")
+        if event == "success":
+            return f"{egg} taken - success, {who} moves to {out.get('to')}", False
+        return f"{egg} taken - {event}, {who}" + (f" back to {out['to']}" if "to" in out else ""), True
+    if do == "alarm":
+        moved = f", {who} back to {out['to']}" if "to" in out else ""
+        return f"EGG ALARM ({action.get('cause')}){moved}", True
+    if do == "reveal":
+        demand = COLOUR_NAMES.get(out.get("demand"), out.get("demand"))
+        return f"{who} reveals tile {out.get('tile')}: take {demand}", False
+    if do == "choose":
+        return f"{who} chooses {COLOUR_NAMES.get(action.get('colour'), action.get('colour'))}", False
+    return f"{do} {json.dumps(out)}", False
+
+
+def _note(note):
+    if "prompt" in note:
+        return f"asks: {note['prompt']}", False
+    if "phase" in note:
+        extra = f" (take {note['demand']})" if note.get("demand") else ""
+        return f"phase {note['phase']}{extra}", False
+    if "nest" in note:
+        n = note["nest"]
+        if n.get("full"):
+            return "nest full again", False
+        if n.get("out") == 1:
+            return f"egg out: {n.get('colour')}", False
+        return f"{n.get('out')} eggs out together", False
+    if "refused" in note:
+        return f"refused {note['refused']}: {note.get('why')}", False
+    if "winner" in note or "won" in note:
+        return f"won: {json.dumps(note)}", False
+    return json.dumps(note), False
+
+
+def run(args):
+    tty = sys.stdout.isatty()
+    with open_console(args) as con:
+        try:
+            for ev in con.events(args.seconds):
+                if ev.get("ev") == "sample":
+                    continue  # the raw stream is `nest diag`'s
+                if args.json:
+                    print(json.dumps(ev), flush=True)
+                    continue
+                text, bad = describe(ev)
+                line = f"{time.strftime('%H:%M:%S')} {text}"
+                if bad and tty:
+                    line = f"{RED}{BOLD}{line}{RESET}"
+                print(line, flush=True)
+        except KeyboardInterrupt:
+            pass  # Ctrl-C ends a monitor: not an error
+    return 0

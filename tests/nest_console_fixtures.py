@@ -1,0 +1,65 @@
+"""A virtual board running the nest firmware, shared by the console-command tests (nest monitor,
+diag, calibrate, logs): one boot for all of them, since a deploy and boot take seconds.
+
+`nest_board`: the board (session scope), firmware copied as source and started by a reset.
+`fresh_game(board, seed)`: a new game with a known deal, the nest full and the pole seated,
+waiting for the first player (calibration left, stream off).
+`nest_cli(board, *args, **kw)`: runs the real `nest` console script against the board's port.
+"""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from vboard_fixtures import Console, mpremote
+
+from nest.boardconsole import BoardConsole
+from nest.vboard import VirtualBoard
+
+FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+NEST = Path(sys.executable).with_name("nest")
+
+
+@pytest.fixture(scope="session")
+def nest_board(tmp_path_factory):
+    import serial
+
+    board = VirtualBoard(baud=0, headless=True,
+                         log_path=tmp_path_factory.mktemp("nest-board") / "vboard.log").start()
+    try:
+        mpremote(board, "fs", "cp", "-r", str(FIRMWARE / "gulo"), ":")
+        mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
+        with serial.Serial(board.port, 115200, timeout=0.1) as port:
+            board.control.reset()
+            Console(port).wait(lambda ev: ev.get("ev") == "ready")
+        yield board
+    finally:
+        board.stop()
+
+
+def fresh_game(board, seed=11, players=2):
+    """A new game (seed: a known deal) with a full nest and the pole seated, at the first pick."""
+    world = board.control.world()
+    if not world["pole_seated"]:
+        board.control.seat_pole()
+    if any(world["nest"][c] < n for c, n in board.world.full.items()):
+        board.control.pour_back()
+    with BoardConsole.open(board.port) as con:
+        con.request("calibration", step="cancel", check=False)
+        con.request("stream", on=False)
+        con.request("new", players=players, variant="standard", seed=seed)
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            st = con.request("status")
+            if st["phase"] == "pick":
+                return st
+            time.sleep(0.2)
+    raise AssertionError(f"the game did not reach pick: {st}")
+
+
+def nest_cli(board, *args, input=None, timeout=60):
+    """`nest ARGS --port PORT`: the CompletedProcess (text)."""
+    return subprocess.run([str(NEST), *args, "--port", board.port], input=input, capture_output=True,
+                          text=True, timeout=timeout)

@@ -1,0 +1,61 @@
+"""`nest monitor` against the nest firmware on the virtual board: readable lines and --json while
+a turn is played, and the unhappy paths (no such port, a board sitting at the REPL)."""
+
+import json
+import subprocess
+import time
+
+import pytest
+from nest_console_fixtures import NEST, fresh_game, nest_cli
+
+from gulo.rules import deal
+
+pytestmark = pytest.mark.board
+
+
+def click(board, button):
+    board.control.press(button)
+    time.sleep(0.15)
+    board.control.release(button)
+
+
+def start_monitor(board, *extra):
+    proc = subprocess.Popen([str(NEST), "monitor", "--port", board.port, *extra], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)  # started and probed the board (status answered) before anything happens
+    return proc
+
+
+def test_monitor_follows_a_turn_readably_and_as_json(nest_board):
+    path, _deck = deal(11)
+    fresh_game(nest_board, seed=11)
+    proc = start_monitor(nest_board, "--seconds", "9")
+    click(nest_board, "REVEAL")
+    time.sleep(1.0)
+    nest_board.control.take(path[0])
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    lines = out.splitlines()
+    assert any(" reveals tile 1: take " in line for line in lines), out
+    taken = [line for line in lines if "taken - success" in line]
+    assert taken and taken[0].split(" ", 1)[1] == f"{path[0]} taken - success, Gulo 1 moves to 1", out
+    assert all(line[2] == ":" and line[5] == ":" for line in lines)  # HH:MM:SS first
+
+    proc = start_monitor(nest_board, "--json", "--seconds", "4")
+    nest_board.control.knock_pole()
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    assert {"prompt": "put the pole back"} in [e.get("note") for e in events], events
+
+
+def test_monitor_names_a_missing_port():
+    proc = subprocess.run([str(NEST), "monitor", "--port", "/dev/no-such-port"], capture_output=True, text=True)
+    assert proc.returncode == 1 and "does not exist" in proc.stderr
+
+
+def test_a_board_at_the_repl_is_told_apart(vboard):
+    proc = nest_cli(vboard, "monitor", "--seconds", "1")
+    assert proc.returncode == 1
+    assert "MicroPython REPL" in proc.stderr and "nest deploy" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
