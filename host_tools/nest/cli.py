@@ -17,7 +17,6 @@ COMMANDS = [
     "nest.cmd_weigh",
     "nest.cmd_sim",
     "nest.cmd_monitor", "nest.cmd_diag", "nest.cmd_calibrate", "nest.cmd_logs",
-    "nest.cmd_monitor", "nest.cmd_diag", "nest.cmd_calibrate", "nest.cmd_logs",
     "nest.cmd_deploy",
     "nest.cmd_web",
 ]
