@@ -40,6 +40,10 @@ class Tune:
 
     def play(self, name, t_ms):
         """Start a tune (it replaces whatever was playing: the newest news wins)."""
+        # Except a prompt over the siren: a pole alarm brings both at once ("put the pole back"),
+        # and the siren must sound in full.
+        if name == "prompt" and self.name == "alarm" and t_ms - self.start < sum([ms for _, ms in ALARM]):
+            return
         self.steps = TUNES[name]
         self.start = t_ms
         self.name = name

@@ -25,3 +25,12 @@ def test_notes_pick_their_tunes():
     assert for_note({"outcome": {"event": "junior", "winner": 0}}) == "win"
     assert for_note({"refused": "G"}) == "nope"
     assert for_note({"phase": "pick"}) is None
+
+
+def test_a_prompt_does_not_cut_the_siren_short():
+    t = Tune()
+    t.play("alarm", 1000)
+    t.play("prompt", 1000)  # a pole alarm: the flow asks for the pole in the same breath
+    assert t.freq_at(1000) == ALARM[0][0] and t.name == "alarm"
+    t.play("prompt", 1000 + sum([ms for _, ms in ALARM]))  # once the siren is over, prompts sound
+    assert t.name == "prompt"
