@@ -10,18 +10,20 @@ TYPINGS_STAMP := build/typings/.stamp-installed
 
 .PHONY: run test setup system lint typecheck enclosure sim lock clean
 
+# The play page on a virtual nest running the real firmware (nest web); prints its URL.
 run: setup
-	$(VENV)/bin/nest play
+	$(VENV)/bin/nest web
 
 test: setup lint typecheck
 	$(PY) -m pytest
 
 setup: system $(VENV_STAMP) $(NODE_STAMP)
 
-# Debian packages the project needs (python venv, node/npm, graphviz for the wiring diagram):
+# Debian packages the project needs (python venv, node/npm, graphviz for the wiring diagram,
+# chromium for the play page's browser tests):
 # installed only when missing.
 system:
-	@tools/ensure-system.sh graphviz
+	@tools/ensure-system.sh graphviz chromium
 
 $(VENV_STAMP): requirements.lock pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)

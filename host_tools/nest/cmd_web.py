@@ -1,6 +1,7 @@
 """`nest web`: play Gulo Gulo in the browser on a virtual nest running the real firmware."""
 
 import asyncio
+import os
 import signal
 import sys
 import webbrowser
@@ -35,7 +36,8 @@ def run(args):
 
     def ready(url):
         print(f"nest web: play at {url}  (Ctrl-C to stop)", flush=True)
-        if not args.no_open:
+        # Only with a desktop: on a headless machine a browser launch would only print errors.
+        if not args.no_open and (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             webbrowser.open(url)
 
     async def main():
