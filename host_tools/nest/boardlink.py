@@ -121,9 +121,9 @@ class BoardLink:
                 # Ctrl-C twice with a pause: the first may land while the app's KeyboardInterrupt
                 # handler is still tidying up (deinit, WDT) and be swallowed.
                 self.serial.write(b"\r\x03")
-                time.sleep(0.05 + 0.1 * attempt)
+                time.sleep(0.02 + 0.1 * attempt)
                 self.serial.write(b"\x03")
-                seen = (seen + self._drain())[-400:]
+                seen = (seen + self._drain(quiet_s=0.06 + 0.1 * attempt))[-400:]
                 self.serial.write(b"\r\x01")
                 data = self.t.read_until(1, RAW_BANNER, timeout=banner_timeout,
                                          timeout_overall=banner_timeout)

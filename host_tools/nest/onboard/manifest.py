@@ -19,7 +19,7 @@ def _hash(path):
             if not n:
                 break
             h.update(mv[:n])
-    return binascii.hexlify(h.digest()).decode()
+    return binascii.hexlify(h.digest()[:16]).decode()  # 128 bits tell files apart
 
 
 def _walk(path, out):
@@ -44,4 +44,22 @@ def manifest(roots):
     for name in roots + recorded:
         if name.split("/")[0] not in ("data", ".nest"):
             _walk("/" + name, files)
-    print(json.dumps({"mpy": sys.implementation._mpy, "files": files}))
+    try:
+        import deflate  # noqa: F401  (compressed chunks when the firmware build has it)
+
+        z = 1
+    except ImportError:
+        z = 0
+    print(json.dumps({"mpy": sys.implementation._mpy, "z": z, "files": files}))
+
+
+def _w(n, mode, b64, z):
+    data = binascii.a2b_base64(b64)
+    if z:
+        import io
+
+        from deflate import DeflateIO
+
+        data = DeflateIO(io.BytesIO(data)).read()
+    with open("/.nest/stage/" + str(n), mode) as f:
+        f.write(data)
