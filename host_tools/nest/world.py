@@ -5,7 +5,8 @@ it in the VM): no numpy, no dataclasses, no `random` module. A seed gives the sa
 (integer PRNG; floats may differ in the last bits between the two libms).
 
 Scripting: actions are placed on a timeline (`take`, `drop`, `touch`, `knock_pole`, `seat_pole`,
-`pour_back`), in any order and overlapping if wanted; `grams(t_ms)` then gives the load on the cell
+`pour_back`, and `load` for a foreign mass such as a calibration weight), in any order and
+overlapping if wanted; `grams(t_ms)` then gives the load on the cell
 at any time and `pole_is_seated(t_ms)` the reed switch. Every random parameter of an action is drawn
 when the action is scripted, and the per-sample noise is a hash of (seed, t_ms): so `grams(t)` is a
 pure function of t, and asking for samples out of order (or twice) gives the same numbers.
@@ -291,6 +292,24 @@ class _Seat(_Action):
         return g + env * (self.press * _smooth((t - self.t0) / (0.3 * dur)) + self.amp * self.trem.at(t))
 
 
+class _Load(_Action):
+    # Something other than the game's eggs put on the bowl (mass > 0) or lifted off (mass < 0):
+    # a calibration weight, eggs weighed by colour. Set down over 80-200 ms, then a small ring-down.
+    def __init__(self, rng, t0, mass):
+        self.t0 = t0
+        self.mass = mass
+        self.t_mass = t0 + rng.randint(80, 200)
+        self.ringp = (rng.uniform(0.3, 1.5), rng.uniform(5.0, 10.0), rng.uniform(25.0, 70.0),
+                      rng.uniform(0.0, _TWO_PI))
+        self.t_end = self.t_mass + int(10 * self.ringp[2])
+        self.dm = mass
+
+    def at(self, t):
+        if t >= self.t_mass:
+            return self.mass + _ring(t - self.t_mass, *self.ringp)
+        return self.mass * _smooth((t - self.t0) / (self.t_mass - self.t0))
+
+
 class _Pour(_Action):
     def __init__(self, rng, t0, masses):
         self.t0 = t0
@@ -428,6 +447,13 @@ class NestWorld:
         self.nest = dict(self.full)
         self.truth.append({"what": "back", "t_ms": a.t_leave, "eggs": back, "t_in": a.t0})
         return a.t_leave
+
+    def load(self, t_ms, grams):
+        """A mass that is not one of the game's eggs is put on the bowl (grams > 0) or lifted off
+        (grams < 0): a calibration weight, eggs weighed by colour. Not in `truth` (no game event);
+        returns when the mass has settled."""
+        a = self._add(_Load(self.rng, int(t_ms), float(grams)))
+        return a.t_mass
 
     def _need_egg(self, colour):
         if colour not in self.masses:

@@ -13,7 +13,7 @@ import threading
 
 from nest.errors import NestError
 
-WORLD_ACTIONS = ("take", "touch", "drop", "knock_pole", "seat_pole", "pour_back")
+WORLD_ACTIONS = ("take", "touch", "drop", "knock_pole", "seat_pole", "pour_back", "load")
 FAULTS = ("hx711_unplugged", "noisy", "reed_stuck")
 PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt", "mem")
 
@@ -63,6 +63,9 @@ def _world_action(board, op, req):
         elif op == "touch":
             entry["hand"] = req.get("hand", "steady")
             until = w.touch(t, entry["hand"])
+        elif op == "load":
+            entry["grams"] = _load_grams(w, req)
+            until = w.load(t, entry["grams"])
         else:
             until = getattr(w, op)(t)
     except ValueError as e:
@@ -71,6 +74,23 @@ def _world_action(board, op, req):
     if answer.get("ok"):
         answer.update({"t_ms": t, "until_ms": until})
     return answer
+
+
+def _load_grams(world, req):
+    """`load`: {"grams": G} or {"colour": C, "count": N} (eggs of the world's masses, not taken
+    from the nest); negative lifts it off again."""
+    if "colour" in req:
+        colour = str(req["colour"]).upper()
+        if colour not in world.masses:
+            raise ValueError(f"unknown colour {colour!r}")
+        count = req.get("count", 1)
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise ValueError("count must be a whole number")
+        return world.masses[colour] * count
+    grams = req.get("grams")
+    if not isinstance(grams, (int, float)) or isinstance(grams, bool) or not -5000 <= grams <= 5000:
+        raise ValueError("load needs grams (-5000..5000) or colour and count")
+    return float(grams)
 
 
 def _fault(board, req):
@@ -177,6 +197,12 @@ class ControlClient:
 
     def pour_back(self, in_ms=0):
         return self.request("pour_back", in_ms=in_ms)
+
+    def load(self, grams=None, colour=None, count=1, in_ms=0):
+        """Put a mass on the bowl (grams, or `count` eggs of `colour`); negative lifts it off."""
+        if colour is not None:
+            return self.request("load", colour=colour, count=count, in_ms=in_ms)
+        return self.request("load", grams=grams, in_ms=in_ms)
 
     def press(self, button):
         return self.request("press", button=button)

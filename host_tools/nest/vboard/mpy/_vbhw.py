@@ -71,6 +71,8 @@ def _apply(e):
             w.seat_pole(t)
         elif a == "pour_back":
             w.pour_back(t)
+        elif a == "load":
+            w.load(t, e["grams"])
         elif a == "set":
             setattr(w, e["name"], e["value"])
     except ValueError:
