@@ -1,0 +1,139 @@
+"""`nest calibrate` on the virtual board: the wizard's prompts answered through stdin while the
+weights are put on the virtual scale through the control channel (`load`). The masses measured
+are the world's, they survive a reset, the game is not disturbed meanwhile, and classes that are
+not separable are refused with nothing changed."""
+
+import os
+import select
+import subprocess
+import time
+
+import pytest
+from nest_console_fixtures import NEST, fresh_game
+from vboard_fixtures import Console
+
+from nest.boardconsole import BoardConsole
+
+pytestmark = pytest.mark.board
+EGGS = (("G", 5), ("P", 2), ("Y", 5), ("R", 5), ("B", 5))
+SETTLE_S = 1.0  # a load set down rings for well under a second
+
+
+class Wizard:
+    def __init__(self, board):
+        self.proc = subprocess.Popen([str(NEST), "calibrate", "--port", board.port], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.out = b""
+        self.seen = 0  # output up to here was matched already
+
+    def expect(self, text, timeout=30.0):
+        """Wait for `text` in the output that follows the last match."""
+        end = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while text.encode() not in self.out[self.seen:]:
+            left = end - time.monotonic()
+            if left <= 0 or self.proc.poll() is not None and not select.select([fd], [], [], 0)[0]:
+                err = self.proc.stderr.read().decode() if self.proc.poll() is not None else ""
+                raise AssertionError(f"{text!r} not seen; got:\n{self.out.decode()}\n{err}")
+            if select.select([fd], [], [], min(left, 0.2))[0]:
+                chunk = os.read(fd, 4096)
+                self.out += chunk
+        self.seen = self.out.index(text.encode(), self.seen) + len(text)
+
+    def answer(self, text):
+        self.proc.stdin.write((text + "\n").encode())
+        self.proc.stdin.flush()
+
+    def finish(self, timeout=30):
+        rest, err = self.proc.communicate(timeout=timeout)
+        self.out += rest
+        return self.proc.returncode, self.out.decode(), err.decode()
+
+
+def board_masses(board):
+    with BoardConsole.open(board.port) as con:
+        return con.request("masses")["masses"], con.request("status")
+
+
+def test_the_wizard_measures_the_worlds_eggs_and_saves_them(nest_board):
+    ctl = nest_board.control
+    fresh_game(nest_board, seed=11)
+    with BoardConsole.open(nest_board.port) as con:
+        con.request("press", button="reveal")   # a colour is demanded: the nest is watched
+        before = con.request("status")
+    assert before["phase"] == "attempt"
+
+    w = Wizard(nest_board)
+    w.expect("Take every egg out of the bowl")
+    w.answer("")                        # the virtual bowl keeps its eggs: tare zeroes what is there
+    w.expect("reference mass in grams")
+    w.answer("200")
+    w.expect("Put the 200 g weight on the bowl")
+    ctl.load(grams=200)
+    time.sleep(SETTLE_S)
+    w.answer("")
+    previous = ("grams", 200, 1)
+    for colour, n in EGGS:
+        w.expect("eggs on the empty bowl: how many")
+        kind, what, count = previous
+        ctl.load(grams=-what) if kind == "grams" else ctl.load(colour=what, count=-count)
+        ctl.load(colour=colour, count=n)
+        time.sleep(SETTLE_S)
+        w.answer(str(n))
+        previous = ("colour", colour, n)
+    w.expect("put every egg back into the nest")
+    ctl.load(colour="B", count=-5)
+    time.sleep(SETTLE_S)
+    w.answer("")
+    rc, out, err = w.finish()
+    assert rc == 0, out + err
+    assert "[4/4] Save" in out and "separable" in out and "Saved on the board" in out
+
+    masses, status = board_masses(nest_board)
+    truth = nest_board.world.masses
+    for c in truth:
+        assert abs(masses[c] - truth[c]) < 0.15, (c, masses, truth)
+    # Nothing was judged while calibrating: the demand still stands, nobody moved.
+    assert status["state"]["positions"] == before["state"]["positions"]
+    assert status["state"]["demand"] == before["state"]["demand"]
+    assert status["state"]["turn"] == before["state"]["turn"]
+
+    # Saved on flash: the board's reset brings back the measured masses.
+    import serial
+
+    with serial.Serial(nest_board.port, 115200, timeout=0.1) as port:
+        ctl.reset()
+        Console(port).wait(lambda ev: ev.get("ev") == "ready")
+    assert board_masses(nest_board)[0] == masses
+
+
+def test_classes_that_are_not_separable_are_refused_and_nothing_changes(nest_board):
+    ctl = nest_board.control
+    fresh_game(nest_board, seed=12)
+    old, _ = board_masses(nest_board)
+    w = Wizard(nest_board)
+    w.expect("Take every egg out of the bowl")
+    w.answer("")
+    w.expect("reference mass in grams")
+    w.answer("200")
+    w.expect("Put the 200 g weight on the bowl")
+    ctl.load(grams=200)
+    time.sleep(SETTLE_S)
+    w.answer("")
+    w.expect("put green eggs")
+    ctl.load(grams=-200)
+    ctl.load(colour="G", count=2)
+    time.sleep(SETTLE_S)
+    w.answer("2")
+    for _colour, _n in EGGS[1:]:          # the same two green eggs left on for every colour
+        w.expect("eggs on the empty bowl: how many")
+        w.answer("2")
+    w.expect("Weigh which colours again")
+    w.answer("q")
+    rc, out, err = w.finish()
+    ctl.load(colour="G", count=-2)
+    assert rc == 1 and "not separable" in err, out + err
+    assert "NOT separable" in out
+    assert board_masses(nest_board)[0] == old
+    with BoardConsole.open(nest_board.port) as con:
+        assert con.request("calibration", step="status")["active"] is False  # cancelled
