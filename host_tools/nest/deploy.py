@@ -204,20 +204,22 @@ def deploy(port=None, src_dir=ROOT / "firmware", *, dry_run=False, progress=None
     if own:
         link = BoardLink.open(port, baud=baud)
     try:
-        return _deploy(link, local, want, start, dry_run, progress, reset, on_step)
+        return sync(link, local, want, start, dry_run, progress, reset, on_step)
     finally:
         if own:
             link.close()
 
 
-def _deploy(link, local, want, start, dry_run, progress, reset, on_step):
+def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_step=None, tree="deployed"):
+    """Make the board's tree match `local` ({path: bytes}); `tree` names the record of what was sent
+    (the firmware's, or another tree's such as `nest test`'s, kept apart)."""
     link.enter_raw()
     roots = sorted({p.split("/")[0] for p in local})
     code = _onboard("commit.py", "manifest.py")
     if dry_run:
-        code += f"manifest({json.dumps(roots)})\n"
+        code += f"manifest({json.dumps(roots)}, {tree!r})\n"
     else:
-        code += f"_done = finish()\nmanifest({json.dumps(roots)})\nprint(json.dumps(_done))\n"
+        code += f"_done = finish()\nmanifest({json.dumps(roots)}, {tree!r})\nprint(json.dumps(_done))\n"
     out = link.exec(code, timeout=30).decode(errors="replace").strip().splitlines()
     try:
         info = json.loads(out[-2] if not dry_run else out[-1])
@@ -239,7 +241,7 @@ def _deploy(link, local, want, start, dry_run, progress, reset, on_step):
     if send or delete:
         _stage(link, local, send, report.bytes_sent, progress, info.get("z"))
         _step(on_step, "staged")
-        _commit(link, local, send, delete, on_step)
+        _commit(link, local, send, delete, on_step, tree)
         _step(on_step, "committed")
     if reset:
         link.soft_reset_to_main()
@@ -273,7 +275,7 @@ def _stage(link, local, send, total, progress, deflate):
             pieces, size = [], 0
 
 
-def _commit(link, local, send, delete, on_step):
+def _commit(link, local, send, delete, on_step, tree):
     keep_dirs = {d for p in local for d in _parents(p)}
     job = {
         "mkdir": sorted({d for p in send for d in _parents(p)}),
@@ -283,6 +285,7 @@ def _commit(link, local, send, delete, on_step):
         "delete": ["/" + p for p in delete],
         "rmdir": sorted({d for p in delete for d in _parents(p)} - keep_dirs, key=len, reverse=True),
         "record": sorted(local),
+        "tree": tree,
     }
     hashes = {f"{STAGE}/{i}": _sha(local[p]) for i, p in enumerate(send)}
     code = (  # finish() and _hash() were defined by the manifest exec, in this same raw REPL

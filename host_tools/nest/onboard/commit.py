@@ -45,8 +45,9 @@ def finish():
             os.rmdir(d)
         except OSError:
             pass  # not empty: something else lives there
-    with open("/.nest/deployed.tmp", "w") as f:
+    name = "/.nest/" + job.get("tree", "deployed")  # the firmware, or `nest test`'s own tree
+    with open(name + ".tmp", "w") as f:
         json.dump(job["record"], f)
-    os.rename("/.nest/deployed.tmp", "/.nest/deployed.json")
+    os.rename(name + ".tmp", name + ".json")
     os.remove(_JOURNAL)
     return True

@@ -34,10 +34,10 @@ def _walk(path, out):
         out[path[1:]] = [os.stat(path)[6], _hash(path)]
 
 
-def manifest(roots):
+def manifest(roots, tree="deployed"):
     files = {}
     try:
-        with open("/.nest/deployed.json") as f:
+        with open("/.nest/" + tree + ".json") as f:
             recorded = json.load(f)
     except (OSError, ValueError):
         recorded = []

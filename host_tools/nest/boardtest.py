@@ -1,0 +1,184 @@
+"""`nest test` as an API: the firmware's own tests (firmware/tests/test_*.py, plain functions with
+bare asserts, the very ones pytest runs on the host) run ON THE BOARD.
+
+    report = run_tests(port, tests_dir, pattern=None, timeout=30.0, say=print)
+
+The tests, their helpers and the firmware (compiled to .mpy, as deployed) are synced into
+/nest_test with the deploy's machinery (only what changed; its own record, so the firmware's
+deploy is not disturbed). Each test runs in its own raw-REPL exec and reports one framed line:
+MARKER + JSON. Anything else the test prints is kept as its output, never read as a result. A test
+that does not finish within `timeout` seconds is interrupted, the board is soft-reset (a clean
+heap) and the run goes on. At the end the board is soft-reset so that main.py runs again.
+"""
+
+import ast
+import json
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import serial
+
+from nest.boardlink import DEFAULT_BAUD, BoardLink
+from nest.deploy import ROOT, build, mpy_cross_version, sync
+from nest.errors import NestError
+
+MARKER = "\x1enest-test\x1e"   # ASCII record separators: no test prints these by accident
+TREE = "nest_test"
+
+RUNNER = f"""
+import sys, time, json, io
+if '/{TREE}' not in sys.path:
+    sys.path.insert(0, '/{TREE}')
+def _nt(m, f):
+    t = time.ticks_ms()
+    r = {{'test': m + '::' + f, 'ok': True}}
+    try:
+        getattr(__import__(m), f)()
+    except Exception as e:
+        s = io.StringIO()
+        sys.print_exception(e, s)
+        r['ok'] = False
+        r['error'] = s.getvalue()
+    r['ms'] = time.ticks_diff(time.ticks_ms(), t)
+    print({MARKER!r} + json.dumps(r))
+"""
+
+
+@dataclass
+class Result:
+    test: str
+    ok: bool
+    ms: int = 0
+    error: str = ""
+    output: str = ""
+
+
+@dataclass
+class TestReport:
+    results: list = field(default_factory=list)
+
+    @property
+    def passed(self):
+        return sum(r.ok for r in self.results)
+
+    @property
+    def failed(self):
+        return len(self.results) - self.passed
+
+    def line(self):
+        return f"{self.passed} passed, {self.failed} failed"
+
+
+def collect(tests_dir, pattern=None):
+    """`module::function` of every plain test function (found without importing), -k filtered."""
+    ids = []
+    for path in sorted(Path(tests_dir).glob("test_*.py")):
+        try:
+            tree = ast.parse(path.read_text(), filename=str(path))
+        except SyntaxError as e:
+            raise NestError(f"{path}:{e.lineno}: {e.msg}", status=2) from None
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                test_id = f"{path.stem}::{node.name}"
+                if not pattern or pattern in test_id:
+                    ids.append(test_id)
+    return ids
+
+
+def test_files(tests_dir, firmware_dir):
+    """{board path: bytes}: the firmware package(s) and every .py of tests_dir, all as .mpy."""
+    files = {}
+    for path, data in build(firmware_dir).items():
+        if "/" in path:  # packages only: main.py and boot.py are not needed to test
+            files[f"{TREE}/{path}"] = data
+    for path, data in build_plain(tests_dir).items():
+        files[f"{TREE}/{path}"] = data
+    return files
+
+
+def build_plain(folder):
+    """Every .py of one folder compiled to .mpy (no main.py needed, no boot prologue)."""
+    from nest.deploy import _compile, mpy_cross_path
+
+    exe = mpy_cross_path()
+    return {src.with_suffix(".mpy").name: _compile(src, src.name, exe)
+            for src in sorted(Path(folder).glob("*.py"))}
+
+
+def _run_one(link, test_id, timeout):
+    """(ok, ms, error, output) of one test; None when it timed out."""
+    module, function = test_id.split("::")
+    t = link.t
+    t.exec_raw_no_follow(f"_nt({module!r}, {function!r})")
+    data = t.read_until(1, b"\x04", timeout=None, timeout_overall=timeout)
+    if not data.endswith(b"\x04"):
+        return None
+    err = t.read_until(1, b"\x04", timeout=5, timeout_overall=10)
+    out = data[:-1].decode(errors="replace").replace("\r\n", "\n")
+    found, stray = None, []
+    for line in out.split("\n"):
+        if line.startswith(MARKER):
+            found = json.loads(line[len(MARKER):])
+        elif line:
+            stray.append(line)
+    if found is None:
+        error = err[:-1].decode(errors="replace") or "no result line from the board"
+        return Result(test_id, False, 0, error, "\n".join(stray))
+    return Result(test_id, found["ok"], found.get("ms", 0), found.get("error", ""), "\n".join(stray))
+
+
+def _recover(link):
+    """After a timeout: interrupt, soft-reset (clean heap), set the runner up again."""
+    link.enter_raw()
+    link.soft_reset_raw()
+    link.exec(RUNNER)
+
+
+def run_tests(port=None, tests_dir=ROOT / "firmware" / "tests", *, firmware_dir=ROOT / "firmware",
+              pattern=None, timeout=30.0, say=print, baud=DEFAULT_BAUD, reset=True):
+    ids = collect(tests_dir, pattern)
+    if not ids:
+        raise NestError(f"no tests in {tests_dir}" + (f" match -k {pattern!r}" if pattern else ""), status=2)
+    files = test_files(tests_dir, firmware_dir)
+    want = mpy_cross_version()
+    report = TestReport()
+    with BoardLink.open(port, baud=baud) as link:
+        link.enter_raw()
+        link.soft_reset_raw()  # the game app's modules and heap out of the way
+        sync(link, files, want, time.monotonic(), reset=False, tree=TREE)
+        link.exec(RUNNER)
+        for test_id in ids:
+            try:
+                result = _run_one(link, test_id, timeout)
+            except (OSError, serial.SerialException) as e:
+                raise NestError(f"lost the connection to the board on {link.port}: {e}") from None
+            if result is None:
+                result = Result(test_id, False, int(timeout * 1000),
+                                f"timed out after {timeout:g} s: the board was reset")
+                _recover(link)
+            report.results.append(result)
+            say(f"{'PASS' if result.ok else 'FAIL'} {test_id} ({result.ms} ms)")
+            if not result.ok:
+                say("    " + result.error.strip().replace("\n", "\n    "))
+        if reset:
+            link.soft_reset_to_main()
+    say(report.line())
+    return report
+
+
+def write_junit(report, path):
+    suite = ET.Element("testsuite", name="nest test (on the board)", tests=str(len(report.results)),
+                       failures=str(report.failed), errors="0",
+                       time=f"{sum(r.ms for r in report.results) / 1000:.3f}")
+    for r in report.results:
+        module, function = r.test.split("::")
+        case = ET.SubElement(suite, "testcase", classname=module, name=function, time=f"{r.ms / 1000:.3f}")
+        if not r.ok:
+            lines = r.error.strip().splitlines()
+            ET.SubElement(case, "failure", message=lines[-1] if lines else "failed").text = r.error
+        if r.output:
+            ET.SubElement(case, "system-out").text = r.output
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)

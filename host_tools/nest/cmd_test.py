@@ -1,0 +1,27 @@
+"""`nest test`: the firmware's test suite run on the board itself (nest.boardtest)."""
+
+from nest.boardlink import DEFAULT_BAUD
+from nest.boardtest import ROOT, run_tests, write_junit
+
+
+def add_parser(sub):
+    p = sub.add_parser("test", help="run the firmware's tests on the board (the same ones pytest runs)")
+    p.add_argument("--port", help="serial port (default: the one ESP32 board plugged in)")
+    p.add_argument("-k", dest="pattern", metavar="PATTERN",
+                   help="only tests whose module::name contains this")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="S",
+                   help="seconds per test before the board is reset and the run goes on (default 30)")
+    p.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML")
+    p.add_argument("--tests", default=str(ROOT / "firmware" / "tests"),
+                   help="test folder (default firmware/tests)")
+    p.add_argument("--src", default=str(ROOT / "firmware"), help="firmware folder (default firmware/)")
+    p.add_argument("--baud", type=int, default=DEFAULT_BAUD, help=f"serial speed (default {DEFAULT_BAUD})")
+    return p
+
+
+def run(args):
+    report = run_tests(args.port, args.tests, firmware_dir=args.src, pattern=args.pattern,
+                       timeout=args.timeout, baud=args.baud, say=lambda s: print(s, flush=True))
+    if args.junit:
+        write_junit(report, args.junit)
+    return 1 if report.failed else 0
