@@ -1,0 +1,163 @@
+"""`nest diag [--record FILE.csv] [--seconds N]`: a live view of the nest's sensors.
+
+The board streams every load-cell sample (`{"cmd":"stream","on":true}` -> `{"ev":"sample",...}`
+lines, about 40 bytes x 80 SPS = 28 % of a 115200 line) and answers `sensors` twice a second
+(at rest, noise, pole, HX711 state); verdicts, buttons and the phase come from its events.
+
+On a terminal the view is redrawn in place with rich.live (already installed with the host
+tools): it repaints only what changed without flicker and copes with resizes, which a hand-made
+ANSI loop would have to reimplement. Off a terminal (a pipe, a test) one status line per second.
+`--record` writes every sample as CSV `t_ms,grams`, the trace format `nest weigh --replay` reads.
+"""
+
+import collections
+import os
+import sys
+import time
+
+from nest.boardconsole import open_console
+from nest.cmd_monitor import describe
+from nest.errors import NestError
+
+SPARK = "▁▂▃▄▅▆▇█"
+SPARK_S = 4.0      # seconds of weight in the sparkline
+SENSORS_S = 0.5    # how often the at-rest / noise / pole figures are asked for
+
+
+def add_parser(sub):
+    p = sub.add_parser("diag", help="live view of weight, stability, verdicts, pole, buttons",
+                       description="A live view of the running nest: weight with a sparkline of the "
+                                   "last seconds, stability (at rest, noise), the weigher's verdicts, "
+                                   "the pole, buttons and the phase the LEDs show. Ctrl-C ends it.")
+    p.add_argument("--port", help="serial port (default: the single board found)")
+    p.add_argument("--record", metavar="FILE.csv",
+                   help="write every sample as CSV t_ms,grams (what `nest weigh --replay` reads)")
+    p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
+    return p
+
+
+def sparkline(values, width=60):
+    """The values (oldest first) as a row of block characters scaled to their own range."""
+    if not values:
+        return ""
+    step = max(1, len(values) // width)
+    pts = [sum(values[i:i + step]) / len(values[i:i + step]) for i in range(0, len(values), step)][-width:]
+    lo, hi = min(pts), max(pts)
+    span = hi - lo if hi - lo > 0.05 else 0.05  # a quiet scale stays a flat line, not amplified noise
+    return "".join(SPARK[min(len(SPARK) - 1, int((v - lo) / span * (len(SPARK) - 1) + 0.5))] for v in pts)
+
+
+class View:
+    """What the diag screen shows, updated from the board's lines."""
+
+    def __init__(self):
+        self.samples = collections.deque()  # (t_ms, grams) of the last SPARK_S seconds
+        self.count = 0
+        self.sensors = {}
+        self.phase = None
+        self.verdicts = collections.deque(maxlen=5)
+        self.buttons = collections.deque(maxlen=3)
+        self.last_event = ""
+
+    def sample(self, t_ms, g):
+        self.count += 1
+        self.samples.append((t_ms, g))
+        while self.samples and self.samples[0][0] < t_ms - SPARK_S * 1000:
+            self.samples.popleft()
+
+    def event(self, ev):
+        note = ev.get("note") or {}
+        text, _bad = describe(ev)
+        stamp = time.strftime("%H:%M:%S")
+        if "nest" in note:
+            self.verdicts.append(f"{stamp} {text}")
+        elif "phase" in note:
+            self.phase = note["phase"]
+        elif ev.get("ev") == "action" or "refused" in note or "menu" in note:
+            self.buttons.append(f"{stamp} {text}")
+        if ev.get("ev") != "state":
+            self.last_event = f"{stamp} {text}"
+
+    def lines(self):
+        s = self.sensors
+        g = self.samples[-1][1] if self.samples else None
+        vals = [v for _, v in self.samples]
+        spread = (max(vals) - min(vals)) if vals else 0.0
+        rest = "at rest" if s.get("at_rest") else "moving"
+        noise = s.get("noise_g")
+        pole = {True: "seated", False: "OUT", None: "?"}[s.get("pole_seated")]
+        return [
+            f"weight   {g:9.2f} g   ({spread:.2f} g span over {SPARK_S:g} s, {self.count} samples)"
+            if g is not None else "weight   (no sample yet)",
+            f"         {sparkline(vals)}",
+            f"stable   {rest}, noise {'?' if noise is None else f'{noise:.3f}'} g, "
+            f"HX711 {s.get('hx711', '?')}",
+            f"pole     {pole}      phase {self.phase or '?'} (what the LEDs show)",
+            "verdicts " + (" | ".join(self.verdicts) or "-"),
+            "buttons  " + (" | ".join(self.buttons) or "-"),
+            "last     " + (self.last_event or "-"),
+        ]
+
+
+def run(args):
+    record = None
+    if args.record:
+        try:
+            record = open(args.record + ".tmp", "w", encoding="utf-8")
+        except OSError as e:
+            raise NestError(f"{args.record}: cannot write: {e.strerror}", status=2) from None
+        record.write("t_ms,grams\n")
+    view = View()
+    tty = sys.stdout.isatty()
+    live = None
+    try:
+        with open_console(args) as con:
+            st = con.request("status")
+            view.phase = st.get("phase")
+            con.request("stream", on=True)
+            try:
+                if tty:
+                    from rich.live import Live
+                    from rich.text import Text
+
+                    live = Live(Text(""), refresh_per_second=8, transient=False)
+                    live.start()
+                _loop(con, args, view, record, live)
+            except KeyboardInterrupt:
+                pass
+            finally:
+                con.request("stream", on=False, check=False, timeout=2.0)
+    finally:
+        if live is not None:
+            live.stop()
+        if record is not None:
+            record.close()
+            os.replace(args.record + ".tmp", args.record)
+    if args.record:
+        print(f"recorded {view.count} samples to {args.record}")
+    return 0
+
+
+def _loop(con, args, view, record, live):
+    end = None if args.seconds is None else time.monotonic() + args.seconds
+    next_sensors = 0.0
+    next_print = time.monotonic() + 1.0
+    while end is None or time.monotonic() < end:
+        now = time.monotonic()
+        if now >= next_sensors:
+            view.sensors = con.request("sensors")
+            next_sensors = now + SENSORS_S
+        for ev in con.events(0.1):
+            if ev.get("ev") == "sample":
+                view.sample(ev["t_ms"], ev["g"])
+                if record is not None:
+                    record.write(f"{ev['t_ms']},{ev['g']:.2f}\n")
+            elif "re" not in ev:
+                view.event(ev)
+        if live is not None:
+            from rich.text import Text
+
+            live.update(Text("\n".join(view.lines())))
+        elif time.monotonic() >= next_print:
+            print(" | ".join(" ".join(view.lines()[i].split()) for i in (0, 2, 3)), flush=True)
+            next_print += 1.0
