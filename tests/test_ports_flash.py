@@ -174,3 +174,24 @@ def test_bad_firmware_files_are_named(tmp_path, content, message):
 def test_image_chip_is_read_from_the_header():
     assert flashing.image_chip(image(0)) == "ESP32"
     assert flashing.image_chip(image(9)) == "ESP32-S3"
+
+
+def test_nest_flash_chains_into_a_deploy_unless_told_not_to(tmp_path, pty_port, monkeypatch):
+    from nest import cli, cmd_flash
+
+    calls = []
+    monkeypatch.setattr(cmd_flash, "flash_firmware", lambda port, img, baud: calls.append(("flash", port)))
+
+    class Report:
+        def summary(self):
+            return "sent 0 files"
+
+    monkeypatch.setattr(cmd_flash, "deploy",
+                        lambda port, src: calls.append(("deploy", port, src)) or Report())
+    fw = tmp_path / "fw.bin"
+    fw.write_bytes(image())
+    assert cli.main(["flash", "--firmware", str(fw), "--port", pty_port, "--src", "somewhere"]) == 0
+    assert calls == [("flash", pty_port), ("deploy", pty_port, "somewhere")]
+    calls.clear()
+    assert cli.main(["flash", "--firmware", str(fw), "--port", pty_port, "--no-deploy"]) == 0
+    assert calls == [("flash", pty_port)]

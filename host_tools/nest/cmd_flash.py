@@ -1,7 +1,8 @@
-"""`nest flash`: put MicroPython on the board with esptool."""
+"""`nest flash`: put MicroPython on the board with esptool, then the firmware with `nest deploy`."""
 
 from pathlib import Path
 
+from nest.deploy import ROOT, deploy
 from nest.errors import NestError
 from nest.flashing import flash_firmware, read_image
 from nest.ports import pick_port
@@ -13,6 +14,10 @@ def add_parser(sub):
                    help="MicroPython image (default: the one ESP32_GENERIC*.bin in this folder)")
     p.add_argument("--port", help="serial port (default: the one ESP32 board plugged in)")
     p.add_argument("--baud", type=int, default=460800, help="flashing speed (default 460800)")
+    p.add_argument("--no-deploy", action="store_true",
+                   help="only MicroPython: do not deploy the firmware after")
+    p.add_argument("--src", default=str(ROOT / "firmware"),
+                   help="firmware folder to deploy (default firmware/)")
     return p
 
 
@@ -29,5 +34,11 @@ def find_image(folder="."):
 
 def run(args):
     image = read_image(args.firmware or find_image())
-    flash_firmware(pick_port(args.port), image, baud=args.baud)
+    port = pick_port(args.port)
+    flash_firmware(port, image, baud=args.baud)
+    if not args.no_deploy:
+        # The board boots MicroPython (and formats its file system) first: the deploy's raw-REPL
+        # entry retries for some seconds, which covers that.
+        report = deploy(port, args.src)
+        print(report.summary())
     return 0
