@@ -81,7 +81,7 @@ class Nest:
         self.flow = TurnFlow(game, Weigher(self.calib.values["masses"]))
         # The calibration stands in for the scale, so its measurements see every raw sample.
         self.cal = Calibration(self.calib.values, self.scale, print, self.clock.now)
-        self.scale = self.cal
+        self.scale = self.cal  # type: ignore[assignment]  # same grams(raw) as a Scale
         self.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
 
     # ---- output ----------------------------------------------------------------------------------

@@ -83,10 +83,10 @@ class Calibration:
         self.out = out
         self.clock = clock
         self.active = False
-        self.pending = None      # the session's values until done
+        self.pending = {}        # the session's values until done (empty: no session)
         self.noise_g = None      # spread of the steadiest window measured this session
         self.stream = False
-        self._job = None         # (cmd, id, arg) being measured
+        self._job = ()  # type: tuple  # (cmd, id, arg) being measured, () when idle
         self._buf = [0] * WINDOW
         self._n = 0              # samples seen by the current job
         self._best = None        # lowest spread seen by the current job (grams)
@@ -95,11 +95,11 @@ class Calibration:
 
     def grams(self, raw):
         p = self.pending
-        if p is None:
-            g = self.scale.grams(raw)
-        else:
+        if p:
             g = (raw - p["offset"]) / p["counts_per_g"]
-        if self._job is not None:
+        else:
+            g = self.scale.grams(raw)
+        if self._job:
             self._measure(raw)
         if self.stream:
             self.out('{"ev":"sample","t_ms":%d,"g":%.2f}' % (self.clock(), g))
@@ -116,15 +116,15 @@ class Calibration:
         return self.status()
 
     def status(self):
-        out = {"active": self.active, "measuring": self._job[0] if self._job else None}
-        if self.pending is not None:
+        out = {"active": self.active, "measuring": self._job[0] if self._job else None}  # type: dict
+        if self.pending:
             out["pending"] = self.pending
         return out
 
     def _need_session(self, cmd):
         if not self.active:
             raise CalibrationError("%s: start a calibration first (calibration step start)" % cmd)
-        if self._job is not None:
+        if self._job:
             raise CalibrationError("%s: still measuring (%s)" % (cmd, self._job[0]))
 
     def measure(self, cmd, id, arg=None):
@@ -144,7 +144,7 @@ class Calibration:
         return {"colour": colour, "grams": grams}
 
     def check(self):
-        if self.pending is None:
+        if not self.pending:
             raise CalibrationError("check: start a calibration first")
         return check_masses(self.pending["masses"], self._noise())
 
@@ -172,8 +172,8 @@ class Calibration:
 
     def _close(self):
         self.active = False
-        self.pending = None
-        self._job = None
+        self.pending = {}
+        self._job = ()
 
     # ---- measuring ------------------------------------------------------------------------------
 
@@ -198,11 +198,11 @@ class Calibration:
         cmd, id, arg = self._job
         if sd_g > STILL_G:
             if self._n >= MAX_SAMPLES:
-                self._job = None
+                self._job = ()
                 why = "%s: the scale did not settle in %d s (spread %.2f g at best): keep hands off the bowl"
                 self.out(console.refusal(cmd, id, why % (cmd, MAX_SAMPLES // 80, self._best)))
             return
-        self._job = None
+        self._job = ()
         if self.noise_g is None or sd_g < self.noise_g:
             self.noise_g = sd_g
         mean = ref + s1 / WINDOW
