@@ -69,3 +69,35 @@ def test_nest_test_runs_on_the_board(vboard, tmp_path):
     expected = collect(FIRMWARE_TESTS, "test_debounce")
     assert len(expected) >= 2 and [res.test for res in report.results] == expected
     assert report.failed == 0 and said[-1] == f"{len(expected)} passed, 0 failed"
+
+
+def test_nest_test_hardware_prompts_are_answered_by_the_world(vboard):
+    from nest.deploy import deploy
+
+    deploy(vboard.port, reset=False)  # the self-test drives the peripherals with the app's drivers
+    proc = subprocess.Popen([NEST, "test", "--hardware", "--port", vboard.port], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    out = []
+    try:
+        for line in proc.stdout:
+            out.append(line)
+            if line.startswith("Lift the pole"):
+                vboard.control.knock_pole()
+            elif line.startswith("Put the pole back"):
+                vboard.control.seat_pole()
+            elif line.startswith("Are all LEDs lit"):
+                lit = vboard.control.leds()  # what the firmware wrote to the strip
+                proc.stdin.write("y\n" if lit and all(sum(c) > 0 for c in lit) else "n\n")
+                proc.stdin.flush()
+            elif line.startswith("Do you hear the buzzer"):
+                heard = vboard.control.buzzer()["freq"] > 0 and vboard.control.buzzer()["duty_u16"] > 0
+                # Answer "no" although it sounds: the "no" must come out as a failure.
+                proc.stdin.write("n\n" if heard else "y\n")
+                proc.stdin.flush()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    text = "".join(out)
+    assert "PASS hx711 answers" in text and "PASS hx711 quiet at rest" in text, text + proc.stderr.read()
+    assert "PASS reed switch" in text and "PASS leds" in text and "FAIL buzzer" in text
+    assert text.splitlines()[-1].endswith("4 passed, 1 failed") and proc.returncode == 1

@@ -182,3 +182,80 @@ def write_junit(report, path):
             ET.SubElement(case, "system-out").text = r.output
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+# -- nest test --hardware ----------------------------------------------------------------------
+QUIET_G = 1.0            # rms at rest above this: a loose wire, a noisy supply, a cell touching
+COUNTS_PER_G = 420.0     # the default calibration (gulo.app); only the noise figure depends on it
+
+HW_SETUP = """
+import time, json
+from gulo.hardware import Hardware
+_hw = Hardware(time, time.ticks_ms())
+"""
+HX_CHECK = """
+from gulo.hx711 import HX711Fault
+try:
+    _hw.hx.power_up()
+    _s = [_hw.hx.read() for _ in range(40)]
+    _m = sum(_s) / len(_s)
+    print(json.dumps({'ok': True, 'mean': _m, 'rms': (sum((x - _m) ** 2 for x in _s) / len(_s)) ** 0.5}))
+except HX711Fault as e:
+    print(json.dumps({'ok': False, 'error': str(e)}))
+"""
+REED_WAIT = """
+_t = time.ticks_ms()
+while _hw.reed_pin.value() == {level} and time.ticks_diff(time.ticks_ms(), _t) < {ms}:
+    time.sleep_ms(10)
+print(json.dumps(_hw.reed_pin.value()))
+"""
+
+
+def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT_BAUD):
+    """Self-test of the real peripherals; a TestReport (one result per check). Needs the firmware
+    deployed (it drives them with gulo.hardware, the app's own drivers)."""
+    report = TestReport()
+
+    def record(name, ok, error=""):
+        report.results.append(Result(f"hardware::{name}", ok, 0, error))
+        say(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {error}" if error else ""))
+
+    def yes(question):
+        return ask(f"{question} [y/n] ").strip().lower().startswith("y")
+
+    with BoardLink.open(port, baud=baud) as link:
+        link.enter_raw()
+        link.soft_reset_raw()
+        link.exec(HW_SETUP)
+        hx = link.eval_json(HX_CHECK, timeout=20)
+        if not hx["ok"]:
+            record("hx711 answers", False, hx["error"])
+        else:
+            record("hx711 answers", True)
+            rms_g = hx["rms"] / COUNTS_PER_G
+            record("hx711 quiet at rest", rms_g <= QUIET_G,
+                   "" if rms_g <= QUIET_G else f"{rms_g:.2f} g rms at rest (limit {QUIET_G} g)")
+        seated = link.eval_json("print(json.dumps(_hw.reed_pin.value()))")
+        if seated != 0:
+            record("reed switch", False,
+                   "the reed reads open with the pole seated: seat the pole, check the wiring")
+        else:
+            say(f"Lift the pole out of the nest (waiting {wait_s:g} s)...")
+            lifted = link.eval_json(REED_WAIT.format(level=0, ms=int(wait_s * 1000)), timeout=wait_s + 10)
+            if lifted != 1:
+                record("reed switch", False, f"no change within {wait_s:g} s of lifting the pole")
+            else:
+                say("Put the pole back...")
+                back = link.eval_json(REED_WAIT.format(level=1, ms=int(wait_s * 1000)), timeout=wait_s + 10)
+                record("reed switch", back == 0, "" if back == 0 else "the reed did not close again")
+        link.exec("_hw.strip.fill((40, 40, 40))\n_hw.strip.write()")
+        record("leds", yes("Are all LEDs lit white?"), "")
+        link.exec("_hw.strip.fill((0, 0, 0))\n_hw.strip.write()\n"
+                  "_hw.buzzer.freq(2000)\n_hw.buzzer.duty_u16(20000)")
+        heard = yes("Do you hear the buzzer?")
+        link.exec("_hw.buzzer.duty_u16(0)")
+        record("buzzer", heard, "")
+        link.exec("_hw.deinit()")
+        link.soft_reset_to_main()
+    say(report.line())
+    return report

@@ -1,7 +1,9 @@
 """`nest test`: the firmware's test suite run on the board itself (nest.boardtest)."""
 
+import sys
+
 from nest.boardlink import DEFAULT_BAUD
-from nest.boardtest import ROOT, run_tests, write_junit
+from nest.boardtest import ROOT, hardware_check, run_tests, write_junit
 
 
 def add_parser(sub):
@@ -11,6 +13,8 @@ def add_parser(sub):
                    help="only tests whose module::name contains this")
     p.add_argument("--timeout", type=float, default=30.0, metavar="S",
                    help="seconds per test before the board is reset and the run goes on (default 30)")
+    p.add_argument("--hardware", action="store_true",
+                   help="self-test of the real peripherals (HX711, reed switch, LEDs, buzzer), with prompts")
     p.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML")
     p.add_argument("--tests", default=str(ROOT / "firmware" / "tests"),
                    help="test folder (default firmware/tests)")
@@ -20,6 +24,15 @@ def add_parser(sub):
 
 
 def run(args):
+    if args.hardware:
+        def ask(question):  # the question on its own line: a script driving the prompts sees it
+            print(question, flush=True)
+            return sys.stdin.readline()
+
+        report = hardware_check(args.port, baud=args.baud, ask=ask, say=lambda s: print(s, flush=True))
+        if args.junit:
+            write_junit(report, args.junit)
+        return 1 if report.failed else 0
     report = run_tests(args.port, args.tests, firmware_dir=args.src, pattern=args.pattern,
                        timeout=args.timeout, baud=args.baud, say=lambda s: print(s, flush=True))
     if args.junit:
