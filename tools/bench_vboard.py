@@ -1,10 +1,12 @@
 """Benchmarks of the virtual board, for docs/virtual-board.md (not tests: figures depend on the host).
 
     .venv/bin/python tools/bench_vboard.py [--repeat N]
+    .venv/bin/python tools/bench_vboard.py --idle-vs REV [--seconds S] [--rounds N]
 
 Prints: start to REPL prompt, CPU share of an idle asyncio app (of one reading the HX711 at 80 SPS,
 and of the nest firmware itself), and 50 KB `mpremote fs cp` times each way at 115200 baud and
-unthrottled.
+unthrottled. `--idle-vs REV` only compares the idle CPU of the firmware in the working tree with
+the firmware of git revision REV, measured alternately in the same run (firmware_idle_cpu()).
 """
 
 import argparse
@@ -88,9 +90,10 @@ def idle_cpu_share(app, seconds=10.0):
             return (cpu_s(board.proc.pid) - c0) / (time.monotonic() - t0)
 
 
-def firmware_cpu_share(seconds=10.0):
-    """The nest firmware itself (firmware/main.py + gulo/), idle at the start of a game."""
-    root = Path(__file__).resolve().parent.parent / "firmware"
+def firmware_cpu_share(seconds=10.0, root=None):
+    """The nest firmware itself (firmware/main.py + gulo/), idle at the start of a game: CPU
+    seconds of the board's node process per wall second. `root`: another firmware folder."""
+    root = Path(root) if root else Path(__file__).resolve().parent.parent / "firmware"
     with VirtualBoard(baud=0) as board:
         mp(board, "fs", "cp", "-r", str(root / "gulo"), ":")
         mp(board, "fs", "cp", str(root / "main.py"), ":main.py")
@@ -99,6 +102,27 @@ def firmware_cpu_share(seconds=10.0):
         c0, t0 = cpu_s(board.proc.pid), time.monotonic()
         time.sleep(seconds)
         return (cpu_s(board.proc.pid) - c0) / (time.monotonic() - t0)
+
+
+def firmware_at(rev, dest):
+    """Extract firmware/ of git revision `rev` into `dest`; returns the firmware folder."""
+    repo = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "firmware"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return Path(dest) / "firmware"
+
+
+def firmware_idle_cpu(rev, seconds=10.0, rounds=2):
+    """Idle CPU share of the working tree's firmware and of revision `rev`'s, measured turn about
+    (old, new, old, new, ...) so host load hits both alike. Returns (old shares, new shares)."""
+    old, new = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        old_root = firmware_at(rev, tmp)
+        for _ in range(rounds):
+            old.append(firmware_cpu_share(seconds, old_root))
+            new.append(firmware_cpu_share(seconds))
+    return old, new
 
 
 def transfer_times(baud, size=50 * 1024):
@@ -119,7 +143,18 @@ def transfer_times(baud, size=50 * 1024):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5, help="start-up measurements (median reported)")
+    ap.add_argument("--idle-vs", metavar="REV", help="only: idle firmware CPU, working tree vs REV")
+    ap.add_argument("--seconds", type=float, default=10.0, help="idle measurement length")
+    ap.add_argument("--rounds", type=int, default=2, help="idle measurements per firmware")
     args = ap.parse_args()
+    if args.idle_vs:
+        old, new = firmware_idle_cpu(args.idle_vs, args.seconds, args.rounds)
+        o, n = statistics.median(old), statistics.median(new)
+        print(f"nest firmware idle, {args.rounds} x {args.seconds:.0f} s each, node process CPU:")
+        print(f"  {args.idle_vs}: {o * 100:.1f} % of one core ({', '.join(f'{x * 100:.1f}' for x in old)})")
+        print(f"  working tree: {n * 100:.1f} % of one core ({', '.join(f'{x * 100:.1f}' for x in new)})")
+        print(f"  ratio new/old: {n / o:.2f}")
+        return
     starts = [start_to_prompt() for _ in range(args.repeat)]
     print(f"start to REPL prompt: median {statistics.median(starts) * 1000:.0f} ms "
           f"(min {min(starts) * 1000:.0f}, max {max(starts) * 1000:.0f}, n={len(starts)})")

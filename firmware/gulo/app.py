@@ -2,15 +2,18 @@
 # and the flash. Skeleton after peterhinch's asyncio tutorial: everything is built in run(), one
 # exception handler, asyncio.run(main), and a fresh event loop in `finally`.
 #
-# Tasks (each small, none blocks):
-#   sampler   polls the HX711 every few ms, feeds grams to the flow (and the weigher in it)
+# Tasks (each small, none blocks; idle, only the sampler (80/s) and the console wake often):
+#   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 80 SPS), feeds grams
+#             to the flow (and the weigher in it); its wait is bounded, so a silent HX711 is a fault
 #   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm
-#   buttons   polls the six buttons every 10 ms (debounced)
-#   ticker    lets time pass for the flow (the confirmation window), every 10 ms
-#   lights    renders the LED view at ~30 fps
-#   sound     follows the current tune on the buzzer PWM
+#   buttons   woken by the buttons' IRQ flag, polls every 10 ms only while one is settling
+#   ticker    closes the flow's confirmation window on time, even with no samples; sleeps otherwise
+#   lights    redraws the LED view when the flow changes, at ~30 fps only while something moves
+#   sound     follows the current tune on the buzzer PWM; sleeps while nothing plays
 #   console   JSON lines in on the USB serial; everything that happens goes out as JSON lines
 #   watchdog  feeds the WDT only while the other tasks show signs of life
+#
+# Every IRQ handler only sets a flag (gulo.debounce); the work is done in the tasks.
 
 import asyncio
 import gc
@@ -22,20 +25,20 @@ import time
 import machine
 
 from gulo import board, console, sounds
-from gulo.calibration import Calibration, CalibrationError
 from gulo.gamestore import GameStore, Settings
 from gulo.hardware import Hardware
 from gulo.hx711 import READY_TIMEOUT_MS, Scale
 from gulo.ledview import LedView
 from gulo.rules import Game
-from gulo.turnflow import CONFIRM, SETTLE, WON, TurnFlow
+from gulo.turnflow import CONFIRM, WON, TurnFlow
 from gulo.weigher import DEFAULT_MASSES, Weigher
 
 WDT_MS = 8000
 CONFIG = {"players": 2, "variant": "standard", "volume": 50, "brightness": 100}
 CALIBRATION = {"offset": 0, "counts_per_g": 420.0, "masses": DEFAULT_MASSES}
-HEARTBEATS = ("sampler", "console", "ticker")
-CALIBRATE = "calibrate"  # the flow's phase while calibrating: the turn flow ignores the weigher
+# Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
+# console polls): the others sleep until there is something to do.
+HEARTBEATS = ("sampler", "console")
 
 
 class Clock:
@@ -67,6 +70,10 @@ class Nest:
         self.alive = {}
         self.wdt_started = False
         self.line = bytearray()
+        # Wake-ups for the tasks that sleep until there is something to do.
+        self.redraw = asyncio.Event()    # the flow changed: the lights draw it
+        self.timed = asyncio.Event()     # the flow may have a deadline: the ticker keeps it
+        self.sounding = asyncio.Event()  # a tune started
         game, problem = self.store.resume()
         for p in (problem, self.config.problem, self.calib.problem):
             if p:
@@ -79,9 +86,6 @@ class Nest:
         else:
             resumed = True
         self.flow = TurnFlow(game, Weigher(self.calib.values["masses"]))
-        # The calibration stands in for the scale, so its measurements see every raw sample.
-        self.cal = Calibration(self.calib.values, self.scale, print, self.clock.now)
-        self.scale = self.cal  # type: ignore[assignment]  # same grams(raw) as a Scale
         self.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
 
     # ---- output ----------------------------------------------------------------------------------
@@ -105,7 +109,18 @@ class Nest:
                 self.emit({"ev": "note", "note": note})
             tune = sounds.for_note(note)
             if tune:
-                self.tune.play(tune, t_ms)
+                self.play(tune, t_ms)
+        if notes:
+            self.changed()
+
+    def changed(self):
+        """The flow (or what the LEDs show) may have changed: wake the lights and the ticker."""
+        self.redraw.set()
+        self.timed.set()
+
+    def play(self, tune, t_ms):
+        self.tune.play(tune, t_ms)
+        self.sounding.set()
 
     def _new_game(self, players, variant, seed):
         if seed is None:
@@ -126,11 +141,18 @@ class Nest:
 
     # ---- tasks -------------------------------------------------------------------------------------
 
-    async def sampler(self):
+    async def sampler(self, flag):
         hx = self.hw.hx
         silent_since = self.clock.now()
         while True:
             self.alive["sampler"] = True
+            if not hx.ready():
+                # Sleep until DOUT falls (the IRQ sets `flag`), but never longer than the
+                # silence that makes a fault: an unplugged HX711 never pulls DOUT down.
+                try:
+                    await asyncio.wait_for_ms(flag.wait(), READY_TIMEOUT_MS)
+                except asyncio.TimeoutError:
+                    pass
             now = self.clock.now()
             try:
                 raw = hx.poll()
@@ -148,13 +170,13 @@ class Nest:
             elif now - silent_since > READY_TIMEOUT_MS:
                 self._hx_fault("no answer from the HX711 (unplugged?)", now)
                 silent_since = now  # report again only if it stays silent
-            await asyncio.sleep_ms(3)
+            await asyncio.sleep_ms(0)  # let the others run before the next wait
 
     def _hx_fault(self, detail, now):
         if self.fault != detail:
             self.fault = detail
             self.emit({"ev": "fault", "what": "hx711", "detail": detail})
-            self.tune.play("nope", now)
+            self.play("nope", now)
 
     async def pole(self, flag):
         reed = self.hw.reed
@@ -167,25 +189,59 @@ class Nest:
             if seated is not None:
                 self.handle(self.flow.pole(seated, now), now)
 
-    async def buttons(self):
+    async def buttons(self, flag):
+        buttons = self.hw.buttons
         while True:
-            now = self.clock.now()
-            for name, b in self.hw.buttons:
-                if b.poll(now) is True:
-                    self.handle(self.flow.button(name, now), now)
-            await asyncio.sleep_ms(10)
+            # Asleep until an edge on any button; then every 10 ms while one is settling (the
+            # debouncer wants 20 ms of calm before it confirms a press).
+            await flag.wait()
+            settling = True
+            while settling:
+                await asyncio.sleep_ms(10)
+                now = self.clock.now()
+                settling = False
+                for name, b in buttons:
+                    if b.poll(now) is True:
+                        self.handle(self.flow.button(name, now), now)
+                    settling = settling or b.settling()
 
     async def ticker(self):
+        # Samples already let time pass for the flow 80 times a second (TurnFlow.sample ticks
+        # it); this closes the confirmation window on time even while the HX711 is silent.
         while True:
-            self.alive["ticker"] = True
+            self.timed.clear()
+            flow = self.flow
+            if flow.phase != CONFIRM:
+                await self.timed.wait()
+                continue
             now = self.clock.now()
-            self.handle(self.flow.tick(now), now)
-            await asyncio.sleep_ms(10)
+            if now < flow.confirm_until:
+                await asyncio.sleep_ms(flow.confirm_until - now)
+                continue
+            self.handle(flow.tick(now), now)
 
     async def lights(self):
+        view = self.view
+        shown = bytearray(len(view.buf))
+        first = True
         while True:
-            self.hw.show(self.view.render(self.flow, self.clock.now()))
-            await asyncio.sleep_ms(33)
+            self.redraw.clear()
+            now = self.clock.now()
+            buf = view.render(self.flow, now)
+            if first or buf != shown:  # only a changed picture goes out to the strip
+                self.hw.show(buf)
+                shown[:] = buf
+                first = False
+            ms = view.still_ms(self.flow, now)
+            if ms is None:
+                await self.redraw.wait()  # still until the flow changes
+            elif ms <= 40:
+                await asyncio.sleep_ms(ms)  # animating: the next frame is due anyway
+            else:
+                try:
+                    await asyncio.wait_for_ms(self.redraw.wait(), ms)  # the next blink
+                except asyncio.TimeoutError:
+                    pass
 
     async def sound(self):
         pwm = self.hw.buzzer
@@ -199,7 +255,11 @@ class Nest:
                 else:
                     pwm.duty_u16(0)
                 playing = f
-            await asyncio.sleep_ms(5)
+            if not f and not self.tune.steps:
+                self.sounding.clear()
+                await self.sounding.wait()  # silent until the next tune
+            else:
+                await asyncio.sleep_ms(5)
 
     async def console(self):
         poller = select.poll()
@@ -212,6 +272,7 @@ class Nest:
                     if self.line:
                         self.command(bytes(self.line))
                         self.line = bytearray()
+                        self.changed()  # a command may change the game, the flow or the LEDs
                 elif len(self.line) <= console.MAX_LINE:
                     self.line.extend(ch.encode())
             await asyncio.sleep_ms(20)
@@ -277,53 +338,8 @@ class Nest:
             self.setting(cmd, args, id)
         elif cmd == "help":
             print(console.answer(cmd, id, commands=sorted(console.COMMANDS)))
-        else:  # tare, calibrate, egg, calibration, stream
-            try:
-                self.calibration(cmd, args, id, now)
-            except CalibrationError as e:
-                print(console.refusal(cmd, id, str(e)))
-
-    def calibration(self, cmd, args, id, now):
-        """The calibration steps (gulo.calibration). While a session is open the flow sits in
-        the CALIBRATE phase, so weight changes are never egg events; done/cancel relearn the
-        nest (the eggs went around) and the game goes on from SETTLE."""
-        cal = self.cal
-        flow = self.flow
-        if cmd == "stream":
-            cal.stream = args["on"]
-            print(console.answer(cmd, id, on=cal.stream))
-        elif cmd == "tare":
-            cal.measure(cmd, id)
-        elif cmd == "calibrate":
-            cal.measure(cmd, id, args["grams"])
-        elif cmd == "egg":
-            if "grams" in args:
-                print(console.answer(cmd, id, **cal.egg_grams(args["colour"], args["grams"])))
-            else:
-                cal.measure(cmd, id, (args["colour"], args.get("count", 1)))
-        elif args["step"] == "start":
-            if flow.phase == CONFIRM:
-                raise CalibrationError("calibration: an egg is being judged; try again in a moment")
-            flow.phase = CALIBRATE
-            flow.prompt = None
-            print(console.answer(cmd, id, **cal.start()))
-        elif args["step"] == "check":
-            print(console.answer(cmd, id, check=cal.check()))
-        elif args["step"] == "status":
-            print(console.answer(cmd, id, **cal.status()))
-        else:  # done / cancel
-            if args["step"] == "done":
-                check = cal.finish()
-                self.calib.save()
-                flow.weigher.set_masses(self.calib.values["masses"])
-                print(console.answer(cmd, id, saved=self.calib.values, check=check))
-            else:
-                cal.cancel()
-                print(console.answer(cmd, id, saved=None))
-            if flow.phase == CALIBRATE:
-                flow.weigher.reset()
-                flow.phase = SETTLE
-                self.handle(flow.tick(now), now)
+        else:  # tare, calibrate, egg: the calibration steps (gulo.calibration, next)
+            print(console.refusal(cmd, id, "%s: not available yet" % cmd))
 
     def setting(self, cmd, args, id):
         key, value = args["key"], args["value"]
@@ -350,6 +366,7 @@ class Nest:
     def buzz(self, freq, ms):
         # Played by the sound task like any tune: the console never blocks the sensors.
         self.tune.tone(freq, ms, self.clock.now())
+        self.sounding.set()
 
 
 def _exception(loop, context):
@@ -362,10 +379,9 @@ def _exception(loop, context):
 async def main(nest):
     loop = asyncio.get_event_loop()
     loop.set_exception_handler(_exception)
-    flag = asyncio.ThreadSafeFlag()
-    nest.hw.reed_pin.irq(handler=lambda pin: flag.set(),
-                         trigger=machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING)
-    tasks = [nest.sampler(), nest.pole(flag), nest.buttons(), nest.ticker(), nest.lights(),
+    reed, buttons, hx = asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag()
+    nest.hw.arm(reed, buttons, hx)  # IRQ handlers that only set these flags
+    tasks = [nest.sampler(hx), nest.pole(reed), nest.buttons(buttons), nest.ticker(), nest.lights(),
              nest.sound(), nest.console(), nest.watchdog()]
     await asyncio.gather(*tasks)
 

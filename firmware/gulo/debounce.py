@@ -2,11 +2,17 @@
 # no work in the handler); the task that owns the pin calls poll() and gets a state once the level
 # has stayed put for `stable_ms`. Reed bounce is under 1 ms and ESP32 IRQs are soft and come in
 # bursts, so 20 ms of calm is both safe and well inside the 50 ms alarm budget.
+#
+# Every IRQ handler of the nest is a bound method of an object built once at start-up (passing
+# `obj.irq` to Pin.irq makes the bound method then, not per interrupt): a call stores a flag and,
+# with a waiting task, sets an asyncio.ThreadSafeFlag, whose set() only stores too. Nothing in a
+# handler allocates; firmware/tests/test_irq.py calls each one under micropython.heap_lock().
 
 
 class Debounced:
-    def __init__(self, pin, stable_ms=20, active_low=True, now=0):
+    def __init__(self, pin, stable_ms=20, active_low=True, now=0, flag=None):
         self.pin = pin
+        self.flag = flag  # an asyncio.ThreadSafeFlag that wakes the task owning the pin, or None
         self.stable_ms = stable_ms
         self.active_low = active_low
         self.raw = pin.value()
@@ -20,6 +26,8 @@ class Debounced:
     def irq(self, _pin=None):
         # IRQ handler: a flag only (house style: no allocation, no float, no print here).
         self.pending = True
+        if self.flag is not None:
+            self.flag.set()
 
     def poll(self, now):
         """The new confirmed state if it changed (True/False), else None. `now` in ms."""
@@ -40,3 +48,13 @@ class Debounced:
     def settling(self):
         """True while a change is waiting to be confirmed: keep polling."""
         return self.pending or self._active(self.raw) != self.state
+
+
+class IrqFlag:
+    """A pin IRQ handler that only wakes a task: `pin.irq(handler=IrqFlag(flag).irq)`."""
+
+    def __init__(self, flag):
+        self.flag = flag
+
+    def irq(self, _pin=None):
+        self.flag.set()

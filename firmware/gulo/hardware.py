@@ -6,7 +6,7 @@ import machine
 import neopixel
 
 from gulo import board
-from gulo.debounce import Debounced
+from gulo.debounce import Debounced, IrqFlag
 from gulo.hx711 import HX711
 
 BUTTON_PINS = (
@@ -33,6 +33,27 @@ class Hardware:
         self.strip = neopixel.NeoPixel(Pin(board.LEDS, Pin.OUT), board.LED_COUNT)
         self.buzzer = machine.PWM(Pin(board.BUZZER, Pin.OUT), freq=2000, duty_u16=0)
         self.led = Pin(board.ONBOARD_LED, Pin.OUT, value=0)
+        self.hx_irq = None
+
+    def arm(self, reed_flag, button_flag, hx_flag):
+        """Pin IRQs -> flags: the reed and the buttons on both edges (each Debounced marks
+        itself pending), every HX711 DOUT on its falling edge (a conversion is ready)."""
+        both = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
+        self.reed.flag = reed_flag
+        self.reed_pin.irq(handler=self.reed.irq, trigger=both)
+        for _name, b in self.buttons:
+            b.flag = button_flag
+            b.pin.irq(handler=b.irq, trigger=both)
+        self.hx_irq = IrqFlag(hx_flag)
+        for d in self.hx.douts:
+            d.irq(handler=self.hx_irq.irq, trigger=machine.Pin.IRQ_FALLING)
+
+    def disarm(self):
+        self.reed_pin.irq(handler=None)
+        for _name, b in self.buttons:
+            b.pin.irq(handler=None)
+        for d in self.hx.douts:
+            d.irq(handler=None)
 
     def show(self, rgb):
         """Copy an RGB buffer (gulo.ledview) to the strip."""
@@ -44,7 +65,7 @@ class Hardware:
 
     def deinit(self):
         """Leave the hardware quiet: LEDs dark, buzzer silent, HX711 asleep, no IRQs."""
-        self.reed_pin.irq(handler=None)
+        self.disarm()
         self.strip.fill((0, 0, 0))
         self.strip.write()
         self.buzzer.duty_u16(0)

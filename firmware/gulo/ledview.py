@@ -27,6 +27,8 @@ FACE_UP = 110    # share (of 255) for a face-up tile without a Gulo
 STEP_MS = 80     # the running light: one tile per STEP_MS
 FLASH_MS = 150   # alarm flash: on/off period half
 BLINK_MS = 250
+ALARM_STATUS_MS = 2000  # the status LED stays red this long after an alarm
+FRAME_MS = 33    # ~30 fps while something moves
 
 
 class LedView:
@@ -80,6 +82,26 @@ class LedView:
         self._status(flow, t_ms, age)
         return self.buf
 
+    def still_ms(self, flow, t_ms):
+        """How long render() keeps drawing what it drew at t_ms while the flow does not change:
+        FRAME_MS while something moves (an animation, the breathing status, the rainbow), else
+        up to the next blink or the end of the red status, or None: until the flow changes.
+        The lights task sleeps this long instead of redrawing an unchanged picture."""
+        if flow.phase == WON or (flow.phase in (ATTEMPT, CONFIRM) and flow.game.demand):
+            return FRAME_MS
+        last = flow.last
+        age = t_ms - last["t_ms"] if last else 1 << 30
+        if age <= self._anim_ms(last):  # (the actor's blink starts only once it is over)
+            return FRAME_MS
+        wait = None
+        game = flow.game
+        if game.positions[game.turn] or (flow.phase == SETTLE and flow.prompt):
+            wait = BLINK_MS - t_ms % BLINK_MS  # the actor's tile / the amber status blink
+        if last and last["event"] == "alarm" and age < ALARM_STATUS_MS:
+            left = ALARM_STATUS_MS - age  # the red status goes out
+            wait = left if wait is None else min(wait, left)
+        return wait
+
     def _actor(self, game, flow, t_ms, age):
         pos = game.positions[game.turn]
         if pos and (t_ms // BLINK_MS) % 2 and age > self._anim_ms(flow.last):
@@ -114,7 +136,7 @@ class LedView:
         game = flow.game
         if flow.phase == WON:
             self._set(board.LED_STATUS, _wheel((t_ms // 4) & 255))
-        elif flow.last and flow.last["event"] == "alarm" and age < 2000:
+        elif flow.last and flow.last["event"] == "alarm" and age < ALARM_STATUS_MS:
             self._set(board.LED_STATUS, RED)
         elif flow.phase in (ATTEMPT, CONFIRM) and game.demand:
             # Breathing: a triangle wave from 1/4 to full over 1.2 s.

@@ -170,8 +170,13 @@ def _patch_asyncio():
                 if box:
                     break
                 dt = nxt[0]
-                if dt is None:
-                    dt = 5 if _vbhw.needs_scan() else 100  # only IRQs or a ThreadSafeFlag can wake us
+                scan = _vbhw.scan_in_ms()
+                if scan is not None:
+                    # pin IRQs armed: wake in time for their next edge (an HX711's DOUT falls
+                    # with time, not on a control request, which would wake the sleep itself)
+                    dt = scan if dt is None else min(dt, scan)
+                elif dt is None:
+                    dt = 100  # only a control request can wake us
                 if dt > 0:
                     _vbjs.sleep_ms(dt)
                     _vbhw.service()  # pin edges become scheduled callbacks, run right here

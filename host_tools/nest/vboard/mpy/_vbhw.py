@@ -186,6 +186,7 @@ def level(pin):
 
 
 def configure(pin, m, p):
+    _static[0] = -1
     if m is not None:
         mode[pin] = m
     if p is not None:
@@ -199,11 +200,44 @@ def write(pin, v):
     if pin == SCK:
         hx711.write_sck(v)  # thousands per second: not reported to the control channel
     else:
+        _static[0] = -1
         _vbjs.pin_state(pin, mode.get(pin, -1), pull.get(pin, -1), v)
 
 
 def needs_scan():
     return bool(irqs) or bool(timers)
+
+
+SCAN_MS = 5        # pin scan period while an edge may come from something not foreseen below
+FORESEEN_MS = 20   # longest sleep while every armed IRQ's next edge is foreseen
+
+
+def scan_in_ms():
+    """How soon asyncio.run's idle loop must scan the pins (service()) so no edge is late: the
+    HX711's next conversion, the world's next pole change and the next timer are known in
+    advance; buttons and forced levels wake the sleep themselves (a control request). Idle
+    firmware with IRQs armed then wakes per conversion, not every SCAN_MS."""
+    if not irqs and not timers:
+        return None
+    now = _vbjs.world_ms()
+    due = now + FORESEEN_MS
+    for pin in irqs:
+        if pin in DOUTS:
+            level(pin)  # a readout that is over moves ready_at on
+            if hx711.reading:
+                due = min(due, now + 1)
+            elif hx711.ready_at > now:
+                due = min(due, int(hx711.ready_at) + 1)  # DOUT falls then
+        elif pin == REED:
+            for tc, _seated in world()._pole_changes:
+                if tc > now:
+                    due = min(due, tc)
+                    break
+        elif pin in mode and mode[pin] == OUT:
+            return SCAN_MS  # an output watched by its own IRQ: follow it closely
+    for rec in timers:
+        due = min(due, rec[0])
+    return max(0, min(due - now, FORESEEN_MS))
 
 
 _mem_next = [0]
@@ -217,12 +251,31 @@ def _report_memory(now):
         _vbjs.mem(gc.mem_alloc())
 
 
+_dout_seen = {}  # DOUT pin -> the HX711's ready_at at the last scan
+# Pins other than the reed and DOUT (buttons) change only by a control request (which bumps the
+# bridge's inputs_version) or by the firmware's own configure/write (which resets this): while
+# neither happened they need no rescan, and a scan of the idle firmware stays cheap.
+_static = [-1]
+
+
 def service():
     """Deliver pin edges and due timers as scheduled callbacks (soft IRQs), as the ESP32 does."""
     _report_memory(_vbjs.world_ms())
+    version = _vbjs.inputs_version()
+    unchanged = version == _static[0]
+    _static[0] = version
     for pin in irqs:
+        if unchanged and pin != REED and pin not in DOUTS:
+            continue
         rec = irqs[pin]
         lv = level(pin)
+        if pin in DOUTS:
+            # DOUT rises for a readout and falls at the next conversion, possibly both between
+            # two scans: a new conversion that is ready is a falling edge even if the high level
+            # in between was never seen (hx711.ready_at moves once per conversion).
+            if lv == 0 and rec[3] == 0 and _dout_seen.get(pin) != hx711.ready_at:
+                rec[3] = 1
+            _dout_seen[pin] = hx711.ready_at
         if lv != rec[3]:
             rec[3] = lv
             if rec[1] & (IRQ_RISING if lv else IRQ_FALLING):
