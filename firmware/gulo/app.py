@@ -25,12 +25,13 @@ import time
 import machine
 
 from gulo import board, console, sounds
+from gulo.calibration import Calibration, CalibrationError
 from gulo.gamestore import GameStore, Settings
 from gulo.hardware import Hardware
 from gulo.hx711 import READY_TIMEOUT_MS, Scale
 from gulo.ledview import LedView
 from gulo.rules import Game
-from gulo.turnflow import CONFIRM, WON, TurnFlow
+from gulo.turnflow import CONFIRM, SETTLE, WON, TurnFlow
 from gulo.weigher import DEFAULT_MASSES, Weigher
 
 WDT_MS = 8000
@@ -39,6 +40,7 @@ CALIBRATION = {"offset": 0, "counts_per_g": 420.0, "masses": DEFAULT_MASSES}
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
 # console polls): the others sleep until there is something to do.
 HEARTBEATS = ("sampler", "console")
+CALIBRATE = "calibrate"  # the flow's phase while calibrating: the turn flow ignores the weigher
 
 
 class Clock:
@@ -86,6 +88,9 @@ class Nest:
         else:
             resumed = True
         self.flow = TurnFlow(game, Weigher(self.calib.values["masses"]))
+        # The calibration stands in for the scale, so its measurements see every raw sample.
+        self.cal = Calibration(self.calib.values, self.scale, print, self.clock.now)
+        self.scale = self.cal  # type: ignore[assignment]  # same grams(raw) as a Scale
         self.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
 
     # ---- output ----------------------------------------------------------------------------------
@@ -338,8 +343,53 @@ class Nest:
             self.setting(cmd, args, id)
         elif cmd == "help":
             print(console.answer(cmd, id, commands=sorted(console.COMMANDS)))
-        else:  # tare, calibrate, egg: the calibration steps (gulo.calibration, next)
-            print(console.refusal(cmd, id, "%s: not available yet" % cmd))
+        else:  # tare, calibrate, egg, calibration, stream
+            try:
+                self.calibration(cmd, args, id, now)
+            except CalibrationError as e:
+                print(console.refusal(cmd, id, str(e)))
+
+    def calibration(self, cmd, args, id, now):
+        """The calibration steps (gulo.calibration). While a session is open the flow sits in
+        the CALIBRATE phase, so weight changes are never egg events; done/cancel relearn the
+        nest (the eggs went around) and the game goes on from SETTLE."""
+        cal = self.cal
+        flow = self.flow
+        if cmd == "stream":
+            cal.stream = args["on"]
+            print(console.answer(cmd, id, on=cal.stream))
+        elif cmd == "tare":
+            cal.measure(cmd, id)
+        elif cmd == "calibrate":
+            cal.measure(cmd, id, args["grams"])
+        elif cmd == "egg":
+            if "grams" in args:
+                print(console.answer(cmd, id, **cal.egg_grams(args["colour"], args["grams"])))
+            else:
+                cal.measure(cmd, id, (args["colour"], args.get("count", 1)))
+        elif args["step"] == "start":
+            if flow.phase == CONFIRM:
+                raise CalibrationError("calibration: an egg is being judged; try again in a moment")
+            flow.phase = CALIBRATE
+            flow.prompt = None
+            print(console.answer(cmd, id, **cal.start()))
+        elif args["step"] == "check":
+            print(console.answer(cmd, id, check=cal.check()))
+        elif args["step"] == "status":
+            print(console.answer(cmd, id, **cal.status()))
+        else:  # done / cancel
+            if args["step"] == "done":
+                check = cal.finish()
+                self.calib.save()
+                flow.weigher.set_masses(self.calib.values["masses"])
+                print(console.answer(cmd, id, saved=self.calib.values, check=check))
+            else:
+                cal.cancel()
+                print(console.answer(cmd, id, saved=None))
+            if flow.phase == CALIBRATE:
+                flow.weigher.reset()
+                flow.phase = SETTLE
+                self.handle(flow.tick(now), now)
 
     def setting(self, cmd, args, id):
         key, value = args["key"], args["value"]
