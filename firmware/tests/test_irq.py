@@ -11,11 +11,11 @@ from gulo.debounce import Debounced, IrqFlag
 try:
     from micropython import heap_lock, heap_unlock
 except ImportError:  # CPython
-    def heap_lock():
-        return None
+    def heap_lock() -> int:  # same contract as micropython.heap_lock
+        return 0
 
-    def heap_unlock():
-        return None
+    def heap_unlock() -> int:
+        return 0
 
 
 class StoreFlag:
