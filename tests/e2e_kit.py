@@ -1,0 +1,561 @@
+"""Playing the nest firmware on the virtual board, end to end, for the e2e tests and `make drills`.
+
+`NestUnderTest` boots the real firmware on a `VirtualBoard`, reads its JSON console lines in order
+and acts in the simulated world through the control channel (buttons, hands, the pole). Every
+`action` line the board reports is replayed on the host's own copy of the engine
+(`gulo.rules.Game`): the outcome and the `state` line that follows must be exactly what the host
+computes, else `Mismatch` is raised on the spot. Prompts ("put the pole back", "put the eggs back
+into the nest") are answered like a family at the table would, unless `auto` is off.
+
+    with booted_nest(tmp_path) as nest:
+        nest.new(2, "standard", seed=5)
+        nest.play_turn()                 # pick a colour with the buttons, take that egg
+"""
+
+import contextlib
+import json
+import random
+import shutil
+import time
+from pathlib import Path
+
+import serial
+from vboard_fixtures import Console, mpremote
+
+from gulo import store
+from gulo.gamelog import read_log
+from gulo.rules import Game
+from nest.vboard import VirtualBoard
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE = ROOT / "firmware"
+BUTTONS = {"reveal": "REVEAL", "G": "GREEN", "Y": "YELLOW", "R": "RED", "B": "BLUE", "menu": "MENU"}
+EGGS_BACK = "put the eggs back into the nest"
+POLE_BACK = "put the pole back"
+
+
+class Mismatch(AssertionError):
+    """The board said something the host's engine does not agree with."""
+
+
+class Rebooted(Exception):
+    """The firmware said "ready" again (a power cut, a reset, the watchdog) while we played."""
+
+
+def install_firmware(flash_dir):
+    """Put the firmware package (not main.py: a board with main.py on flash would run it before the
+    launcher sees the REPL) into a virtual board's flash folder."""
+    dest = Path(flash_dir) / "gulo"
+    dest.mkdir(parents=True, exist_ok=True)
+    for src in (FIRMWARE / "gulo").glob("*.py"):
+        shutil.copyfile(src, dest / src.name)
+
+
+def outcome_without_time(outcome):
+    return {k: v for k, v in outcome.items() if k != "t_ms"}
+
+
+class NestUnderTest:
+    def __init__(self, board, auto=True):
+        self.board = board
+        self.ctl = board.control
+        self.auto = auto
+        self.port = None
+        self.console = None
+        self.game = None          # the host's copy of the engine
+        self.actions = []         # actions reported by the board in the current game
+        self.seen = []            # every console line since the last boot
+        self.faults = []          # {"ev": "fault", ...} lines since the last boot
+        self.phase = None         # the last phase note: (phase, turn, demand)
+        self.prompt = None
+        self.boots = 0
+        self.ready = None         # the last "ready" line
+        self.recovered = []       # .tmp leftovers the firmware removed at boot
+        self.outcomes = []        # the board's outcomes, in step with self.actions
+        self.raise_on_boot = False
+        self.open()
+
+    # ---- serial -----------------------------------------------------------------------------
+    def open(self):
+        self.port = serial.Serial(self.board.port, 115200, timeout=0.05)
+        self.console = Console(self.port)
+
+    def close(self):
+        if self.port is not None:
+            self.port.close()
+            self.port = None
+
+    def send(self, **cmd):
+        self.console.send(**cmd)
+
+    def ask(self, cmd, timeout=20.0, **fields):
+        """A console command and its answer line (the lines in between are handled)."""
+        tag = f"{cmd}-{time.monotonic_ns()}"
+        self.send(cmd=cmd, id=tag, **fields)
+        return self.wait(lambda ev: ev.get("id") == tag and "re" in ev, timeout)
+
+    def status(self):
+        ans = self.ask("status")
+        assert ans["ok"], ans
+        return ans
+
+    # ---- reading the console --------------------------------------------------------------------
+    def wait(self, until, timeout=30.0):
+        """Handle console lines until `until(line)`; returns that line."""
+        found = []
+
+        def pred(ev):
+            self._handle(ev)
+            if until(ev):
+                found.append(ev)
+                return True
+            return False
+
+        self.console.wait(pred, timeout)
+        return found[0]
+
+    def drain(self, quiet_s=0.2):
+        """Handle whatever lines arrive until the console is quiet for `quiet_s`."""
+        with contextlib.suppress(AssertionError):
+            self.console.wait(lambda ev: self._handle(ev) and False, quiet_s)
+
+    def _handle(self, ev):
+        self.seen.append(ev)
+        kind = ev.get("ev")
+        if kind == "action":
+            self._check_action(ev)
+        elif kind == "state":
+            self._check_state(ev["state"], "state line")
+        elif kind == "ready":
+            self.ready = ev
+            if self.raise_on_boot:
+                raise Rebooted(ev)
+        elif kind == "fault":
+            self.faults.append(ev)
+        elif kind == "recovered":
+            self.recovered.append(ev["file"])
+        elif kind == "note":
+            note = ev["note"]
+            if "phase" in note and note["phase"] in ("pick", "attempt"):
+                self.phase = (note["phase"], note.get("turn"), note.get("demand"))
+                self.prompt = None
+            if "prompt" in note:
+                self.prompt = note["prompt"]
+                self.phase = None
+                if self.auto:
+                    self.remedy(note["prompt"])
+        return True
+
+    def _check_action(self, ev):
+        action, outcome = ev["action"], ev["outcome"]
+        if self.game is None:
+            raise Mismatch(f"an action before any game: {ev}")
+        try:
+            expected = self.game.apply(dict(action))
+        except ValueError as e:
+            raise Mismatch(f"the board did {action}, which the host's engine refuses: {e}") from e
+        if outcome_without_time(outcome) != expected:
+            raise Mismatch(f"{action}: board says {outcome}, host engine {expected}")
+        self.actions.append(action)
+        self.outcomes.append(outcome_without_time(outcome))
+        g = self.game
+        # A pick goes straight to the attempt (no phase note); anything else settles first.
+        self.phase = ("attempt", g.turn, g.demand) if g.demand and g.winner is None else None
+
+    def _check_state(self, state, what):
+        if self.game is not None and state != self.game.state():
+            raise Mismatch(f"{what}: board {state}\n host {self.game.state()}")
+
+    # ---- the world --------------------------------------------------------------------------------
+    def remedy(self, prompt):
+        """Do what the nest asks for, as a player would."""
+        world = self.ctl.world()
+        if prompt == POLE_BACK and not world["pole_seated"]:
+            self.ctl.seat_pole()
+        elif prompt == EGGS_BACK:
+            back = self.ctl.pour_back()
+            # Eggs in a player's bag after a success stay out (only a resumed game has any here):
+            # taken out again one by one once the pouring hand has left.
+            at = back["until_ms"] - back["t_ms"] + 400
+            for c, n in self._bag().items():
+                for _ in range(n):
+                    self.ctl.drop(c, in_ms=at)
+                    at += 500
+
+    def _bag(self):
+        full = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}
+        nest = self.game.nest if self.game else full
+        return {c: full[c] - nest[c] for c in full if full[c] > nest[c]}
+
+    def press_until_action(self, name, timeout=30.0):
+        """Hold a button until the board reports the action it leads to, then let go: a short
+        fixed press could fall between two polls of a busy board."""
+        btn = BUTTONS[name]
+        self.ctl.press(btn)
+        try:
+            return self.next_action(timeout)
+        finally:
+            self.ctl.release(btn)
+
+    # ---- the game ---------------------------------------------------------------------------------
+    def new(self, players, variant, seed):
+        """A new known deal; waits until the nest is ready for the first pick."""
+        self.game = Game.new(players, variant, seed)
+        self.actions = []
+        self.outcomes = []
+        self.phase = None
+        ans = self.ask("new", players=players, variant=variant, seed=seed)
+        assert ans["ok"], ans
+        self._check_state(ans["state"], "new game")
+        return self.wait_phase("pick")
+
+    def wait_phase(self, phase=None, timeout=30.0):
+        """Until the nest is ready for a pick or an attempt (`phase` to insist on one)."""
+        if self.phase is None or (phase and self.phase[0] != phase):
+            self.wait(lambda ev: self.phase is not None and (phase is None or self.phase[0] == phase),
+                      timeout)
+        if self.phase[1] != self.game.turn or self.phase[2] != self.game.demand:
+            raise Mismatch(f"phase note {self.phase} but the host's turn {self.game.turn}, "
+                           f"demand {self.game.demand}")
+        return self.phase
+
+    def next_action(self, timeout=30.0):
+        """Until the board reports its next action; returns (action, outcome)."""
+        n = len(self.actions)
+        ev = self.wait(lambda ev: ev.get("ev") == "action" and len(self.actions) > n, timeout)
+        return ev["action"], self.outcomes[-1]
+
+    def pick(self, how):
+        """`how`: "reveal" or a colour letter (choose); returns the board's action and outcome."""
+        self.wait_phase("pick")
+        return self.press_until_action(how)
+
+    def take(self, colour, hand="steady"):
+        """The player takes an egg of `colour` (phase attempt); returns the board's verdict.
+        hand="roll": the egg rolls out by itself (a `drop`), the quickest clean egg there is."""
+        self.wait_phase("attempt")
+        if hand == "roll":
+            self.ctl.drop(colour)
+        else:
+            self.ctl.take(colour, hand=hand)
+        return self.next_action()
+
+    def best_pick(self):
+        """Reveal while a tile is face down (or draw on the last tile), else the colour ahead that
+        takes the Gulo furthest: a quick way to the end of the path."""
+        g = self.game
+        if g.can_reveal():
+            return "reveal"
+        pos = g.position()
+        best, reach = None, -1
+        for c in g.colours_ahead():
+            k = g.path.index(c, pos) + 1
+            if k > reach:
+                best, reach = c, k
+        return best
+
+    def play_turn(self, hand="steady"):
+        """One clean turn: the best pick, then the demanded egg taken cleanly."""
+        self.pick(self.best_pick())
+        if self.game.winner is not None:   # fast variant: Gulo junior found
+            return None
+        return self.take(self.game.demand, hand)
+
+    def play_to_win(self, hand="roll", max_turns=80):
+        for _ in range(max_turns):
+            if self.game.winner is not None:
+                return self.game.winner
+            self.play_turn(hand)
+        raise AssertionError(f"no winner after {max_turns} turns: {self.game.state()}")
+
+    # ---- the record on flash ------------------------------------------------------------------------
+    def fetch_log(self, name="current"):
+        ans = self.ask("log", name=name)
+        assert ans["ok"], ans
+        return ans["lines"]
+
+    def logged_actions(self, lines):
+        return [{k: v for k, v in json.loads(t).items() if k != "t"} for t in lines[1:]]
+
+    def check_log(self, name="current"):
+        """The board's log replayed by the host's engine gives the host's game, and holds exactly
+        the actions reported on the console."""
+        lines = self.fetch_log(name)
+        replayed = read_log(lines)
+        if replayed.state() != self.game.state():
+            raise Mismatch(f"log {name} replays to {replayed.state()}, host has {self.game.state()}")
+        if self.logged_actions(lines) != self.actions:
+            raise Mismatch(f"log {name} holds {self.logged_actions(lines)}, reported {self.actions}")
+        return lines
+
+    # ---- power ------------------------------------------------------------------------------------
+    def after_boot(self, timeout=30.0):
+        """Wait for the firmware's ready line after a reset or power cut; the game it resumed
+        becomes the host's game (checked by the caller)."""
+        self.ready = None
+        self.faults = []
+        self.recovered = []
+        self.phase = self.prompt = None
+        self.wait(lambda ev: ev.get("ev") == "ready", timeout)
+        self.boots += 1
+        return self.ready
+
+
+@contextlib.contextmanager
+def booted_nest(flash_dir, log_path=None, auto=True, **kw):
+    """A virtual board with the firmware on its flash and running (main.py), ready to play."""
+    install_firmware(flash_dir)
+    board = VirtualBoard(flash_dir=flash_dir, baud=0, log_path=log_path, **kw).start()
+    nest = None
+    try:
+        mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
+        nest = NestUnderTest(board, auto=auto)
+        board.control.reset()
+        nest.after_boot()
+        yield nest
+    finally:
+        if nest is not None:
+            nest.close()
+        board.stop()
+
+
+def staged_log(game_actions, players, variant, seed):
+    """The text of a game log after `game_actions` (played on the host's engine), and that game."""
+    g = Game.new(players, variant, seed)
+    lines = [json.dumps({"setup": {"players": players, "variant": variant, "path": g.path,
+                                   "deck": g.deck, "seed": seed}})]
+    for a in game_actions:
+        g.apply(dict(a))
+        lines.append(json.dumps(a))
+    return "\n".join(lines) + "\n", g
+
+
+def stage_game(nest, tmp_dir, actions, players, variant, seed):
+    """Stop the app, put a game in progress on the board's flash as its running game, reset: the
+    board resumes it (a quick way to a late position such as Gulo junior on the deck)."""
+    text, game = staged_log(actions, players, variant, seed)
+    path = Path(tmp_dir) / "staged-game.log"
+    store.save(str(path), text)
+    nest.close()
+    if nest.ctl.world()["nest"] != {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}:
+        back = nest.ctl.pour_back()   # the nest full while the board boots
+        time.sleep((back["until_ms"] - back["t_ms"]) / 1000 + 0.5)
+    mpremote(nest.board, "fs", "cp", str(path), ":/data/game.log")
+    nest.open()
+    nest.ctl.reset()
+    ready = nest.after_boot()
+    nest.game = game
+    nest.actions = [dict(a) for a in actions]
+    assert ready["resumed"] is True, ready
+    nest._check_state(ready["state"], "staged game resumed")
+    return game
+
+
+def rng_for(seed):
+    return random.Random(seed)
+
+
+# ---- power cuts ----------------------------------------------------------------------------------
+def cut_and_check(nest, rng, seed):
+    """One power cut at a random instant of a game being played; returns a dict of what was seen.
+
+    A new game (known seed) is played with clean turns and a cut is scheduled 0.3-6 s ahead, so it
+    lands anywhere: in a write of the log, between turns, inside the confirmation window. After the
+    boot the firmware must resume the game from its flash: every action it reported before the cut
+    is in the log (at most the one in flight is lost), the log replays (host engine) to exactly the
+    state it announces, and no file is reported damaged."""
+    nest.raise_on_boot = True
+    try:
+        nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(300, 6000))
+        try:
+            nest.new(2, rng.choice(("standard", "fast")), seed)
+            for _ in range(40):
+                if nest.game.winner is not None:
+                    nest.new(2, "standard", seed + 1)
+                nest.play_turn("roll")
+            raise AssertionError("the scheduled power cut never came")
+        except Rebooted:
+            pass
+    finally:
+        nest.raise_on_boot = False
+    reported = list(nest.actions)
+    ready = nest.ready
+    nest.boots += 1
+    nest.drain(0.3)   # the storage fault / recovered lines come right after ready
+    storage = [f for f in nest.faults if f.get("what") == "storage"]
+    if storage:
+        raise Mismatch(f"a file reported damaged after a power cut: {storage}")
+    if not ready["resumed"]:
+        if reported:
+            raise Mismatch(f"no game resumed, but {len(reported)} actions had been reported")
+        refill(nest)
+        return {"reported": 0, "logged": 0, "in_flight_kept": 0}
+    lines = nest.fetch_log("current")
+    logged = nest.logged_actions(lines)
+    replayed = read_log(lines)
+    if replayed.state() != ready["state"]:
+        raise Mismatch(f"resumed state {ready['state']} is not its log replayed {replayed.state()}")
+    if nest.game is not None and reported and logged[:len(reported)] != reported:
+        raise Mismatch(f"reported before the cut: {reported}\nlogged after it: {logged}")
+    if len(logged) > len(reported) + 1:
+        raise Mismatch(f"{len(logged) - len(reported)} actions logged that were never reported")
+    nest.game, nest.actions = replayed, logged
+    refill(nest)
+    return {"reported": len(reported), "logged": len(logged), "in_flight_kept": len(logged) - len(reported)}
+
+
+def refill(nest):
+    """Every egg back and the pole in, then the EN button: the board boots on a full nest.
+    Needed after a cut with eggs in a bag: the weigher learns whatever lies in the bowl at boot as
+    the full nest (docs/reliability.md, finding 2), so a resumed round could not be finished."""
+    world = nest.ctl.world()
+    t = world["t_ms"]
+    if not world["pole_seated"]:
+        t = max(t, nest.ctl.seat_pole()["until_ms"])
+    if world["nest"] != {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}:
+        t = max(t, nest.ctl.pour_back()["until_ms"])
+    time.sleep(max(0, t - world["t_ms"]) / 1000 + 0.5)
+    nest.ctl.reset()
+    nest.after_boot()
+    nest.drain(0.2)
+
+
+# ---- console fuzz ---------------------------------------------------------------------------------
+# Commands that change the game (new, press) or the settings (set) are only sent malformed.
+SAFE = ("status", "state", "sensors", "masses", "logs", "settings", "help")
+REFUSED = ("tare", "calibrate", "egg")  # known commands the board refuses for now
+
+
+def fuzz_line(rng, invalid_utf8=False):
+    """One random console line (bytes, no CR/LF and no Ctrl-C inside, never empty). Garbage is
+    valid UTF-8 (random code points, control characters included) unless `invalid_utf8`: raw
+    bytes >= 0x80 out of sequence crash the firmware's console today (see docs/reliability.md)."""
+    kind = rng.randrange(12)
+    if kind == 0 and invalid_utf8:    # garbage bytes
+        data = bytes(rng.choice([b for b in range(256) if b not in (3, 10, 13)])
+                     for _ in range(rng.randint(1, 80)))
+    elif kind in (0, 9) and not invalid_utf8:  # garbage text
+        data = "".join(chr(rng.choice([rng.randint(0, 0x7F), rng.randint(0x80, 0x7FF),
+                                       rng.randint(0x800, 0xD7FF), rng.randint(0x10000, 0x10FFFF)]))
+                       for _ in range(rng.randint(1, 40))).encode()
+    elif kind == 1:  # JSON of the wrong type
+        data = json.dumps(rng.choice([[1, 2], 3, "status", None, True, 2.5, {"cmd": 7},
+                                      {"cmd": ["status"]}, {"cmd": None}, {}])).encode()
+    elif kind == 2:  # unknown commands
+        data = json.dumps({"cmd": rng.choice(["fly", "STATUS", "", "new ", "reset", "exec", "\u00e9"]),
+                           "id": rng.randint(0, 99)}).encode()
+    elif kind == 3:  # over-long lines
+        pad = "x" * rng.randint(500, 1500)
+        data = json.dumps({"cmd": "status", "pad": pad}).encode()
+    elif kind == 4:  # missing or bad fields in state-changing commands: must be refused
+        data = json.dumps(rng.choice([
+            {"cmd": "press"}, {"cmd": "press", "button": "purple"}, {"cmd": "press", "button": 1},
+            {"cmd": "new", "players": 99}, {"cmd": "new", "players": 1}, {"cmd": "new", "variant": "slow"},
+            {"cmd": "new", "players": "2"}, {"cmd": "new", "seed": -1}, {"cmd": "new", "players": True},
+            {"cmd": "set", "key": "players"}, {"cmd": "set", "key": "colour", "value": 1},
+            {"cmd": "set", "key": "volume", "value": 101}, {"cmd": "set", "key": "players", "value": 9},
+            {"cmd": "set", "key": "variant", "value": None}, {"cmd": "new", "extra": 1},
+            {"cmd": "leds"}, {"cmd": "buzz", "freq": 1}, {"cmd": "log"}, {"cmd": "log", "name": "../x"},
+        ])).encode()
+    elif kind == 5:  # valid commands that must be refused
+        data = json.dumps(rng.choice([{"cmd": rng.choice(REFUSED)}, {"cmd": "calibrate", "grams": 100},
+                                      {"cmd": "egg", "colour": "R"}, {"cmd": "log", "name": "9999.jsonl"},
+                                      {"cmd": "set", "key": "players", "value": 2.5}])).encode()
+    elif kind == 6:  # harmless valid commands
+        data = json.dumps({"cmd": rng.choice(SAFE), "id": rng.choice([1, "x", 10**6])}).encode()
+    elif kind == 7:  # bad ids
+        data = json.dumps({"cmd": "status", "id": rng.choice([[1], {"a": 1}, True, 1.5])}).encode()
+    elif kind == 8:  # truncated JSON
+        text = json.dumps({"cmd": rng.choice(SAFE + ("new", "press")), "players": 3})
+        data = text[:rng.randint(1, len(text) - 1)].encode()
+    elif kind == 9:  # non-UTF-8 inside JSON strings
+        data = b'{"cmd": "stat\xff\xfeus"}'
+    elif kind == 10:  # LED and buzzer tests (no game state)
+        data = json.dumps(rng.choice([{"cmd": "leds", "pattern": "red"}, {"cmd": "leds", "pattern": "game"},
+                                      {"cmd": "buzz", "freq": 440, "ms": 5}])).encode()
+    else:            # random printable noise that looks a bit like JSON
+        alphabet = '{}[]":,0123456789abcdefcmdstatusnewpress \\ntruefalsenull'
+        data = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60))).encode()
+    data = data.replace(b"\n", b" ").replace(b"\r", b" ").replace(b"\x03", b" ")
+    return data or b"?"
+
+
+def fuzz_console(nest, rng, count, window=16, invalid_utf8=False):
+    """Send `count` random lines; each must get exactly one answer line in order, none may be a
+    crash, and the game must be exactly as it was. Returns counts by answer."""
+    before = nest.status()
+    log_before = nest.fetch_log("current")
+    n_actions = len(nest.actions)
+    stats = {"sent": 0, "ok": 0, "refused": 0}
+    answers = []
+    sent = 0
+    while sent < count or len(answers) < sent:
+        while sent < count and sent - len(answers) < window:
+            line = fuzz_line(rng, invalid_utf8)
+            nest.port.write(line + b"\n")
+            sent += 1
+        ev = nest.wait(lambda ev: "re" in ev or ev.get("ev") in ("crash", "ready", "stopped"), 30)
+        if "re" not in ev:
+            raise Mismatch(f"the board said {ev} during the fuzz")
+        answers.append(ev)
+        stats["ok" if ev["ok"] else "refused"] += 1
+        if not ev["ok"] and not isinstance(ev.get("error"), str):
+            raise Mismatch(f"a refusal without a reason: {ev}")
+    stats["sent"] = sent
+    n_seen = len(nest.seen)
+    nest.drain(0.5)
+    extra = [ev for ev in nest.seen[n_seen:] if "re" in ev]
+    if extra:
+        raise Mismatch(f"more answers than lines: {extra}")
+    after = nest.status()
+    for key in ("state", "phase", "prompt", "fault"):
+        if after[key] != before[key]:
+            raise Mismatch(f"the fuzz changed {key}: {before[key]} -> {after[key]}")
+    if nest.fetch_log("current") != log_before:
+        raise Mismatch("the fuzz changed the game log")
+    if len(nest.actions) != n_actions:
+        raise Mismatch(f"actions reported during the fuzz: {nest.actions[n_actions:]}")
+    return stats
+
+
+# ---- sensor faults ------------------------------------------------------------------------------
+def sensor_faults(nest, seed=3):
+    """HX711 unplugged and replugged, a noisy cell (spikes, 50 Hz), a reed stuck open: each fault is
+    shown, none is judged as an egg or an alarm, and play goes on afterwards. Returns what was seen."""
+    ctl = nest.ctl
+    seen = {}
+    nest.new(2, "standard", seed)
+    nest.pick("reveal")                       # an attempt is under way: the worst time for a fault
+    n = len(nest.actions)
+    ctl.fault("hx711_unplugged", True)
+    nest.wait(lambda ev: ev.get("ev") == "fault" and ev.get("what") == "hx711", 10)
+    ctl.fault("hx711_unplugged", False)
+    nest.wait(lambda ev: ev.get("ev") == "fault_cleared", 10)
+    seen["hx711"] = "fault shown and cleared"
+    ctl.fault("noisy", True)
+    nest.drain(3.0)
+    ctl.fault("noisy", False)
+    nest.drain(1.5)
+    if len(nest.actions) != n:
+        raise Mismatch(f"a verdict during the sensor faults: {nest.actions[n:]}")
+    st = nest.status()
+    if st["state"]["demand"] != nest.game.demand or st["fault"] is not None:
+        raise Mismatch(f"after the faults: {st}")
+    seen["noisy"] = "3 s of noise, no verdict"
+    nest.take(nest.game.demand, "roll")       # recovery: the attempt is judged normally
+    seen["after"] = nest.outcomes[-1]["event"]
+    nest.wait_phase("pick")
+    nest.auto = False
+    try:
+        ctl.fault("reed_stuck", 1)            # reads "pole out" whatever the pole does
+        nest.wait(lambda ev: nest.prompt == POLE_BACK, 10)
+        ctl.fault("reed_stuck", None)
+        nest.wait_phase("pick")
+    finally:
+        nest.auto = True
+        ctl.fault("reed_stuck", None)
+    if len(nest.actions) != n + 1:
+        raise Mismatch(f"a verdict from the stuck reed: {nest.actions[n + 1:]}")
+    seen["reed_stuck"] = "asked for the pole, no penalty, play resumed"
+    nest.check_log("current")
+    return seen
