@@ -8,7 +8,7 @@ VENV_STAMP := $(VENV)/.stamp-installed
 NODE_STAMP := node_modules/.stamp-installed
 TYPINGS_STAMP := build/typings/.stamp-installed
 
-.PHONY: run test setup system lint typecheck enclosure sim lock clean
+.PHONY: run test setup system lint typecheck enclosure sim lock clean drills bench
 
 # The play page on a virtual nest running the real firmware (nest web); prints its URL.
 run: setup
@@ -60,9 +60,19 @@ lock:
 sim: setup
 	$(VENV)/bin/nest sim
 
+# The benchmarks, each side by side with its baseline, into docs/benchmarks.md and
+# docs/weigher-decisions.png (a few minutes; not part of `make test`).
+bench: setup
+	$(PY) tools/bench.py
+
 # Printable parts (STL, STEP), previews and the wiring diagram, into enclosure/out/.
 enclosure: setup
 	$(PY) enclosure/build.py
+
+# Fault drills on the virtual board (200 power cuts, 10,000 console lines, sensor faults);
+# rewrites the table in docs/reliability.md. Takes some 20 minutes.
+drills: setup
+	$(PY) tools/drills.py
 
 clean:
 	rm -rf build test-artifacts .pytest_cache .ruff_cache .mypy_cache
