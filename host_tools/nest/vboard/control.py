@@ -14,7 +14,7 @@ import threading
 from nest.errors import NestError
 
 WORLD_ACTIONS = ("take", "touch", "drop", "knock_pole", "seat_pole", "pour_back", "load")
-FAULTS = ("hx711_unplugged", "noisy", "reed_stuck")
+FAULTS = ("hx711_unplugged", "noisy", "reed_stuck", "hang")
 PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt", "mem")
 
 
@@ -101,6 +101,11 @@ def _fault(board, req):
         if value is True:
             level = 0
         return board.board_request({"op": "pin", "pin": board.hw["REED"], "level": level})
+    if name == "hang":
+        # the firmware's next HX711 read never returns (a task stuck in a driver), in this boot
+        # only: the watchdog's reset boots a board that runs normally again
+        entry = {"a": "set", "name": "hang_at", "value": board.world_ms()}
+        return board.board_request({"op": "world", "entry": entry})
     if name in ("hx711_unplugged", "noisy"):
         attr = "unplugged" if name == "hx711_unplugged" else "noisy"
         setattr(board.world, attr, bool(value))

