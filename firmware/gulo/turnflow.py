@@ -40,6 +40,13 @@ class TurnFlow:
         self.prompt = None          # what the device asks for while it waits (SETTLE, pole out)
         self.last = None            # the last engine outcome, with "t_ms", for the animations
         self.menu = {}              # {"players": n, "variant": v, "back": phase} while in MENU
+        self.relearn()
+
+    def relearn(self):
+        """Let the weigher learn the nest anew (at boot, after a calibration): what it finds is
+        taken to be what the game says the nest holds, so a game resumed mid-round (eggs in the
+        bag after a power cut) goes on without asking for eggs that are rightly out."""
+        self.weigher.reset(self.bag_grams())
 
     # ---- what the nest should hold ---------------------------------------------------------------
 

@@ -89,8 +89,10 @@ class Weigher:
         self._zero = self._acc // 2                 # back at the old level
         self.masses = dict(masses)
 
-    def reset(self):
-        """Forget the nest: the next samples (nest full, at rest) are learned as the full nest."""
+    def reset(self, missing_g=0):
+        """Forget the nest: the next samples at rest are learned as the full nest, less
+        `missing_g` (eggs the game says are out of the nest: a game resumed mid-round)."""
+        self._missing16 = int(missing_g * 100 * _S)
         self._state = _INIT
         self._n = 0
         self._i = 0
@@ -245,7 +247,8 @@ class Weigher:
         if self._state == _INIT:
             if self._n >= _N_INIT and quiet:
                 self._level16 = mean16
-                self._full16 = mean16 if self._pole_now else mean16 + self._pole16
+                full16 = mean16 if self._pole_now else mean16 + self._pole16
+                self._full16 = full16 + self._missing16
                 self._pole_level = self._pole_now
                 self._state = _IDLE
             return None

@@ -88,3 +88,26 @@ def test_menu_sets_up_a_new_game():
     b.flow.button("R", b.t)
     notes = b.flow.button("reveal", b.t)
     assert notes == [{"new_game": {"players": 3, "variant": "fast"}}]
+
+
+def test_a_game_resumed_mid_round_accepts_the_nest_without_the_eggs_in_the_bag():
+    # A power cut after a clean green egg: the board boots with that egg rightly out of the
+    # nest. The flow must not ask for it back (it could never be satisfied), and the next egg
+    # is judged against the nest as the game knows it.
+    b = started()
+    b.flow.button("reveal", b.t)
+    b.grams -= 10.0
+    b.run(800 + CONFIRM_MS + 500)
+    assert b.verdicts()[0]["event"] == "success"
+    game = b.flow.game
+    assert game.nest["G"] == 4
+    resumed = Bench()
+    resumed.flow = TurnFlow(game)
+    resumed.grams = b.grams
+    resumed.run(1500)
+    assert resumed.flow.phase == PICK and resumed.flow.prompt is None, resumed.notes
+    resumed.flow.button("reveal", resumed.t)
+    resumed.grams -= 16.0  # the path's next tile is red: a red egg leaves
+    resumed.run(800 + CONFIRM_MS + 500)
+    v = resumed.verdicts()
+    assert len(v) == 1 and v[0]["event"] == "success", resumed.notes
