@@ -31,8 +31,6 @@ def test_console_fuzz_changes_nothing(nest):
     nest.check_log("current")
 
 
-@pytest.mark.xfail(reason="firmware bug: a byte that is not UTF-8 stops the app (UnicodeError in "
-                          "gulo.app console task); see docs/reliability.md", strict=False)
 def test_console_survives_bytes_that_are_not_utf8(tmp_path):
     with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log") as n:
         n.port.write(b'{"cmd": "st\xbbatus"}\n')

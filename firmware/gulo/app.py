@@ -267,19 +267,22 @@ class Nest:
                 await asyncio.sleep_ms(5)
 
     async def console(self):
+        # Bytes, not text: a stray byte that is not UTF-8 must be refused like any garbage
+        # (console.parse says so), not raise UnicodeError out of a text read and stop the app.
+        stdin = sys.stdin.buffer
         poller = select.poll()
-        poller.register(sys.stdin, select.POLLIN)
+        poller.register(stdin, select.POLLIN)
         while True:
             self.alive["console"] = True
             while poller.poll(0):
-                ch = sys.stdin.read(1)
-                if ch in ("\n", "\r"):
+                ch = stdin.read(1)
+                if ch in (b"\n", b"\r"):
                     if self.line:
                         self.command(bytes(self.line))
                         self.line = bytearray()
                         self.changed()  # a command may change the game, the flow or the LEDs
                 elif len(self.line) <= console.MAX_LINE:
-                    self.line.extend(ch.encode())
+                    self.line.extend(ch)
             await asyncio.sleep_ms(20)
 
     async def watchdog(self):
