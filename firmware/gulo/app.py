@@ -28,7 +28,7 @@ from gulo import board, console, sounds
 from gulo.calibration import Calibration, CalibrationError
 from gulo.gamestore import GameStore, Settings
 from gulo.hardware import Hardware
-from gulo.hx711 import READY_TIMEOUT_MS, Scale
+from gulo.hx711 import READY_TIMEOUT_MS, Scale, Silence
 from gulo.ledview import LedView
 from gulo.rules import Game
 from gulo.turnflow import CONFIRM, SETTLE, WON, TurnFlow
@@ -148,7 +148,7 @@ class Nest:
 
     async def sampler(self, flag):
         hx = self.hw.hx
-        silent_since = self.clock.now()
+        silence = Silence(self.clock.now())  # the HX711 was powered up in Hardware()
         while True:
             self.alive["sampler"] = True
             if not hx.ready():
@@ -159,22 +159,22 @@ class Nest:
                 except asyncio.TimeoutError:
                     pass
             now = self.clock.now()
+            if hx.ready():
+                silence.heard(now)
             try:
                 raw = hx.poll()
             except Exception as e:  # a saturated reading: the HX711 module's own fault
                 raw = None
                 self._hx_fault(str(e), now)
             if raw is not None:
-                silent_since = now
                 if self.fault:
                     self.fault = None
                     self.emit({"ev": "fault_cleared", "what": "hx711"})
                 grams = self.scale.grams(raw)
                 self.last_grams = grams
                 self.handle(self.flow.sample(now, grams), now)
-            elif now - silent_since > READY_TIMEOUT_MS:
+            elif silence.over(now):
                 self._hx_fault("no answer from the HX711 (unplugged?)", now)
-                silent_since = now  # report again only if it stays silent
             await asyncio.sleep_ms(0)  # let the others run before the next wait
 
     def _hx_fault(self, detail, now):

@@ -22,6 +22,10 @@ _FULL_SCALE = const(0x7FFFFF)
 _MIN_SCALE = const(-0x800000)
 SETTLE_READS = 4      # conversions discarded after power-up (the datasheet's settling time at 80 SPS)
 READY_TIMEOUT_MS = 100  # 8 conversion periods at 80 SPS: longer means no HX711 is talking
+# After power-up (or a power-down) the first conversion comes only once the chip has settled:
+# 50 ms at 80 SPS, 400 ms at 10 SPS (datasheet); silence is not a fault before that. Within the
+# 1 s budget for showing an unplugged HX711: 400 + READY_TIMEOUT_MS.
+POWER_UP_MS = 400
 
 
 class HX711Fault(Exception):
@@ -134,6 +138,27 @@ class HX711:
                 self._discard -= 1
                 continue
             return total
+
+
+class Silence:
+    """When a quiet HX711 becomes a fault (the async sampler's timing, kept pure for tests).
+    Silence counts from the end of the power-up settling, and any conversion the chip offers
+    (DOUT low) is an answer, even one of the first reads that poll() discards: counting those as
+    silence made a healthy HX711 show a fault (then fault_cleared) at boot."""
+
+    def __init__(self, now_ms):
+        self.since = now_ms + POWER_UP_MS
+
+    def heard(self, now_ms):
+        self.since = now_ms
+
+    def over(self, now_ms):
+        """True once the chip has been quiet for longer than READY_TIMEOUT_MS; then again only
+        after as long a silence again."""
+        if now_ms - self.since > READY_TIMEOUT_MS:
+            self.since = now_ms
+            return True
+        return False
 
 
 class Scale:

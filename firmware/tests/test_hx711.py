@@ -2,7 +2,7 @@
 
 from fakes import FakeHX711, FinishingClock
 
-from gulo.hx711 import HX711, SETTLE_READS, HX711Fault, Scale
+from gulo.hx711 import HX711, POWER_UP_MS, READY_TIMEOUT_MS, SETTLE_READS, HX711Fault, Scale, Silence
 
 
 def chips(*conversion_lists):
@@ -90,3 +90,37 @@ def test_poll_never_waits_and_skips_the_settling_reads():
         if v is not None:
             got.append(v)
     assert got == [42]
+
+
+def sampler_faults(conversions, period_ms, plugged=True, until_ms=1000):
+    """The app's sampler loop, step by step (1 ms): poll the driver, tell Silence what was
+    heard; returns the times at which a 'no answer' fault would be shown."""
+    clock, made = chips(conversions)
+    made[0].period_ms = period_ms
+    made[0].plugged = plugged
+    hx = driver(clock, made)
+    silence = Silence(clock.now)
+    faults = []
+    got = []
+    while clock.now < until_ms:
+        now = clock.ticks_ms()  # (also ends the fake chip's previous read)
+        if hx.ready():
+            silence.heard(now)
+        raw = hx.poll()
+        if raw is not None:
+            got.append(raw)
+        elif silence.over(now):
+            faults.append(now)
+        clock.sleep_ms(1)
+    return faults, got
+
+
+def test_a_healthy_hx711_is_no_fault_while_its_first_reads_are_discarded():
+    # 10 SPS: the four discarded reads alone last 400 ms, four times READY_TIMEOUT_MS.
+    faults, got = sampler_faults([7] * SETTLE_READS + [42] * 20, period_ms=100)
+    assert faults == [] and got[:3] == [42, 42, 42]
+
+
+def test_a_silent_hx711_is_a_fault_within_a_second_of_boot():
+    faults, got = sampler_faults([7] * 20, period_ms=12, plugged=False)
+    assert got == [] and faults and faults[0] <= POWER_UP_MS + READY_TIMEOUT_MS + 1 < 1000

