@@ -31,7 +31,7 @@ from gulo.hardware import Hardware
 from gulo.hx711 import READY_TIMEOUT_MS, Scale, Silence
 from gulo.ledview import LedView
 from gulo.rules import Game
-from gulo.turnflow import CONFIRM, SETTLE, WON, TurnFlow
+from gulo.turnflow import CALIBRATE, CONFIRM, WON, TurnFlow
 from gulo.weigher import DEFAULT_MASSES, Weigher
 
 WDT_MS = 8000
@@ -40,7 +40,6 @@ CALIBRATION = {"offset": 0, "counts_per_g": 420.0, "masses": DEFAULT_MASSES}
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
 # console polls): the others sleep until there is something to do.
 HEARTBEATS = ("sampler", "console")
-CALIBRATE = "calibrate"  # the flow's phase while calibrating: the turn flow ignores the weigher
 
 
 class Clock:
@@ -371,28 +370,26 @@ class Nest:
             else:
                 cal.measure(cmd, id, (args["colour"], args.get("count", 1)))
         elif args["step"] == "start":
-            if flow.phase == CONFIRM:
+            if not flow.pause_for_calibration():
                 raise CalibrationError("calibration: an egg is being judged; try again in a moment")
-            flow.phase = CALIBRATE
-            flow.prompt = None
             print(console.answer(cmd, id, **cal.start()))
         elif args["step"] == "check":
             print(console.answer(cmd, id, check=cal.check()))
         elif args["step"] == "status":
             print(console.answer(cmd, id, **cal.status()))
         else:  # done / cancel
+            masses = None
             if args["step"] == "done":
                 check = cal.finish()
                 self.calib.save()
-                flow.weigher.set_masses(self.calib.values["masses"])
+                masses = self.calib.values["masses"]
+                if flow.phase != CALIBRATE:  # (done without start: the masses still apply)
+                    flow.weigher.set_masses(masses)
                 print(console.answer(cmd, id, saved=self.calib.values, check=check))
             else:
                 cal.cancel()
                 print(console.answer(cmd, id, saved=None))
-            if flow.phase == CALIBRATE:
-                flow.weigher.reset()
-                flow.phase = SETTLE
-                self.handle(flow.tick(now), now)
+            self.handle(flow.resume(now, masses), now)
 
     def setting(self, cmd, args, id):
         key, value = args["key"], args["value"]

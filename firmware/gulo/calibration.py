@@ -3,7 +3,7 @@
 # gulo.hx711.Scale), so a measurement sees every sample and no task has to change for it.
 #
 # A session (the console's calibration steps, or `nest calibrate` driving them):
-#   start            the game's verdicts pause (the app puts the flow in the CALIBRATE phase)
+#   start            the game's verdicts pause (TurnFlow.pause_for_calibration: the CALIBRATE phase)
 #   tare             the bowl empty and still: the average of a steady window is the new offset
 #   calibrate G      a known weight of G grams on the bowl: counts_per_g
 #   egg C [count N]  N eggs of colour C on the bowl (or `grams` given): C's mass = weight / N

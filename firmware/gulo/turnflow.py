@@ -14,6 +14,9 @@
 #            turns the success into an EGG ALARM
 #   WON      the game is over
 #   MENU     players / variant / new game (the menu button)
+#   CALIBRATE  a calibration is open (gulo.calibration): weights on the bowl are test weights and
+#            eggs going around, never egg events; the pole and the buttons change nothing.
+#            resume() relearns the nest and goes on from SETTLE (or WON).
 
 from gulo.rules import EGG_COLOURS, NEST_FULL, Game, RuleError
 from gulo.weigher import Weigher
@@ -24,6 +27,7 @@ ATTEMPT = "attempt"
 CONFIRM = "confirm"
 WON = "won"
 MENU = "menu"
+CALIBRATE = "calibrate"
 
 CONFIRM_MS = 600  # an egg that rolls out "a few hundred ms" after the hand left still counts
 BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")
@@ -40,6 +44,7 @@ class TurnFlow:
         self.prompt = None          # what the device asks for while it waits (SETTLE, pole out)
         self.last = None            # the last engine outcome, with "t_ms", for the animations
         self.menu = {}              # {"players": n, "variant": v, "back": phase} while in MENU
+        self.back = SETTLE          # where resume() goes after CALIBRATE
         self.relearn()
 
     def relearn(self):
@@ -154,7 +159,33 @@ class TurnFlow:
         self.prompt = what
         return [{"prompt": what}]
 
+    # ---- calibration ------------------------------------------------------------------------------
+
+    def pause_for_calibration(self):
+        """Enter CALIBRATE: verdicts pause. False (nothing changes) while an egg is judged."""
+        if self.phase == CONFIRM:
+            return False
+        if self.phase != CALIBRATE:
+            self.menu = {}
+            self.back = WON if self.phase == WON else SETTLE
+            self.phase = CALIBRATE
+            self.prompt = None
+        return True
+
+    def resume(self, t_ms, masses=None):
+        """Leave CALIBRATE (a calibration done, with its egg `masses`, or cancelled): the eggs
+        went around, so the weigher learns the nest anew and the game goes on from SETTLE."""
+        if self.phase != CALIBRATE:
+            return []
+        if masses is not None:
+            self.weigher.set_masses(masses)
+        self.phase = self.back
+        self.relearn()
+        return self.tick(t_ms)
+
     def _why_not(self):
+        if self.phase == CALIBRATE:
+            return "calibrating"
         if self.phase == SETTLE:
             return self.prompt or "waiting for the nest"
         if self.phase in (ATTEMPT, CONFIRM):
@@ -194,6 +225,8 @@ class TurnFlow:
             return [{"menu": "closed"}]
         if self.phase == CONFIRM:
             return [{"refused": "menu", "why": "an egg is being judged"}]
+        if self.phase == CALIBRATE:
+            return [{"refused": "menu", "why": "calibrating"}]
         self.menu = {"players": self.game.players, "variant": self.game.variant, "back": self.phase}
         self.phase = MENU
         return [{"menu": self._menu_view()}]

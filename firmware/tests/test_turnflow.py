@@ -1,7 +1,7 @@
 # The turn flow with a synthetic nest: clean steps on the load cell (the host tests use the full
 # nest model, with hands, tremor and ring-down). Runs on CPython and inside MicroPython.
 
-from gulo.turnflow import ATTEMPT, CONFIRM, CONFIRM_MS, PICK, SETTLE, TurnFlow
+from gulo.turnflow import ATTEMPT, CALIBRATE, CONFIRM, CONFIRM_MS, PICK, SETTLE, WON, TurnFlow
 
 from gamekit import game_with
 
@@ -111,3 +111,52 @@ def test_a_game_resumed_mid_round_accepts_the_nest_without_the_eggs_in_the_bag()
     resumed.run(800 + CONFIRM_MS + 500)
     v = resumed.verdicts()
     assert len(v) == 1 and v[0]["event"] == "success", resumed.notes
+
+
+def test_calibration_pauses_verdicts_and_resume_relearns_the_nest():
+    b = started()
+    b.flow.button("reveal", b.t)
+    demand = b.flow.game.demand
+    assert b.flow.phase == ATTEMPT and b.flow.pause_for_calibration()
+    assert b.flow.phase == CALIBRATE
+    # Test weights and eggs go on and off the bowl, the pole is lifted: nothing is judged.
+    for change in (-10.0 - 18.0, +500.0, -14.0):
+        b.grams = FULL + change
+        b.run(1500)
+    b.notes += b.flow.pole(False, b.t)
+    b.notes += b.flow.pole(True, b.t)
+    refused = b.flow.button("reveal", b.t) + b.flow.button("menu", b.t)
+    assert [n.get("refused") for n in refused] == ["reveal", "menu"]
+    assert b.verdicts() == [] and b.flow.phase == CALIBRATE and b.flow.game.demand == demand
+    # The eggs end up a little off (a lighter bowl after the calibration): resume learns it as full.
+    b.grams = FULL - 3.0
+    b.run(1000)
+    b.notes += b.flow.resume(b.t)
+    b.run(1500)
+    assert b.flow.phase == ATTEMPT and b.flow.game.demand == demand
+    b.grams -= {"G": 10.0, "P": 12.0, "Y": 14.0, "R": 16.0, "B": 18.0}[demand]
+    b.run(800 + CONFIRM_MS + 500)
+    v = b.verdicts()
+    assert len(v) == 1 and v[0]["event"] == "success", b.notes
+
+
+def test_calibration_is_refused_while_an_egg_is_judged():
+    b = started()
+    b.flow.button("reveal", b.t)
+    b.grams -= 10.0
+    while b.flow.phase != CONFIRM:
+        b.run(MS)
+    assert not b.flow.pause_for_calibration() and b.flow.phase == CONFIRM
+    assert b.flow.resume(b.t) == [] and b.flow.phase == CONFIRM
+
+
+def test_resume_applies_new_masses_and_a_won_game_stays_won():
+    b = started()
+    new = {"G": 11.0, "P": 13.0, "Y": 15.0, "R": 17.0, "B": 19.5}
+    assert b.flow.pause_for_calibration()
+    b.flow.resume(b.t, new)
+    assert b.flow.weigher.masses == new and b.flow.phase == SETTLE
+    b.flow.phase = WON  # (as after a win)
+    assert b.flow.pause_for_calibration() and b.flow.phase == CALIBRATE
+    b.flow.resume(b.t)
+    assert b.flow.phase == WON
