@@ -25,7 +25,6 @@ import time
 import machine
 
 from gulo import board, console, sounds
-from gulo.calibration import Calibration, CalibrationError
 from gulo.gamestore import GameStore, Settings
 from gulo.hardware import Hardware
 from gulo.hx711 import READY_TIMEOUT_MS, Scale, Silence
@@ -87,9 +86,7 @@ class Nest:
         else:
             resumed = True
         self.flow = TurnFlow(game, Weigher(self.calib.values["masses"]))
-        # The calibration stands in for the scale, so its measurements see every raw sample.
-        self.cal = Calibration(self.calib.values, self.scale, print, self.clock.now)
-        self.scale = self.cal  # type: ignore[assignment]  # same grams(raw) as a Scale
+        self.cal = None  # gulo.calibration, loaded by the first calibration command (heap)
         self.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
 
     # ---- output ----------------------------------------------------------------------------------
@@ -345,7 +342,9 @@ class Nest:
             self.setting(cmd, args, id)
         elif cmd == "help":
             print(console.answer(cmd, id, commands=sorted(console.COMMANDS)))
-        else:  # tare, calibrate, egg, calibration, stream
+        else:  # tare, calibrate, egg, calibration, stream: gulo.calibration is imported only now
+            from gulo.calibration import CalibrationError
+
             try:
                 self.calibration(cmd, args, id, now)
             except CalibrationError as e:
@@ -355,7 +354,14 @@ class Nest:
         """The calibration steps (gulo.calibration). While a session is open the flow sits in
         the CALIBRATE phase, so weight changes are never egg events; done/cancel relearn the
         nest (the eggs went around) and the game goes on from SETTLE."""
+        from gulo.calibration import Calibration, CalibrationError
+
         cal = self.cal
+        if cal is None:
+            # The calibration stands in for the scale from now on, so its measurements see
+            # every raw sample (it updates the Scale's offset and counts_per_g when done).
+            cal = self.cal = Calibration(self.calib.values, self.scale, print, self.clock.now)
+            self.scale = cal  # type: ignore[assignment]  # same grams(raw) as a Scale
         flow = self.flow
         if cmd == "stream":
             cal.stream = args["on"]
