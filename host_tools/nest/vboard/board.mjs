@@ -521,6 +521,9 @@ function handleControl(line) {
 
 function resetFromOutside(r) {
   if (r.kind === "power") {
+    // the --flash folder shows what survives the cut (a write in flight included), also while
+    // the app runs (the mirror is otherwise only written at boot and from the REPL)
+    try { syncFlash(); } catch (e) { /* best effort */ }
     board.off = true;
     board.pending.length = 0;
     out.len = 0; // bytes still in the UART die with the power
