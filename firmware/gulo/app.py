@@ -23,17 +23,19 @@ import sys
 import time
 
 import machine
+from micropython import const
 
-from gulo import board, console, sounds
+from gulo import sounds
 from gulo.gamestore import GameStore, Settings
 from gulo.hardware import Hardware
 from gulo.hx711 import READY_TIMEOUT_MS, Scale, Silence
 from gulo.ledview import LedView
 from gulo.rules import Game
-from gulo.turnflow import CALIBRATE, CONFIRM, WON, TurnFlow
+from gulo.turnflow import CONFIRM, WON, TurnFlow
 from gulo.weigher import DEFAULT_MASSES, Weigher
 
-WDT_MS = 8000
+_WDT_MS = const(8000)
+_MAX_LINE = const(512)  # gulo.console.MAX_LINE: longer input is refused unread
 CONFIG = {"players": 2, "variant": "standard", "volume": 50, "brightness": 100}
 CALIBRATION = {"offset": 0, "counts_per_g": 420.0, "masses": DEFAULT_MASSES}
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
@@ -274,15 +276,19 @@ class Nest:
                 ch = stdin.read(1)
                 if ch in (b"\n", b"\r"):
                     if self.line:
-                        self.command(bytes(self.line))
+                        # The commands (and the console parser) are imported by the first
+                        # line, not at boot: the console is rare in play (heap, .mpy in RAM).
+                        from gulo.commands import command
+
+                        command(self, bytes(self.line))
                         self.line = bytearray()
                         self.changed()  # a command may change the game, the flow or the LEDs
-                elif len(self.line) <= console.MAX_LINE:
+                elif len(self.line) <= _MAX_LINE:
                     self.line.extend(ch)
             await asyncio.sleep_ms(20)
 
     async def watchdog(self):
-        wdt = machine.WDT(timeout=WDT_MS)
+        wdt = machine.WDT(timeout=_WDT_MS)
         self.wdt_started = True
         while True:
             # Fed only if every watched task ran since the last feed: a task stuck in a loop
@@ -292,137 +298,6 @@ class Nest:
                 for k in HEARTBEATS:
                     self.alive[k] = False
             await asyncio.sleep_ms(1000)
-
-    # ---- console commands -------------------------------------------------------------------------
-
-    def command(self, line):
-        try:
-            cmd, args, id = console.parse(line)
-        except console.ConsoleError as e:
-            print(console.error(e))
-            return
-        now = self.clock.now()
-        flow = self.flow
-        if cmd in ("status", "state"):
-            print(console.answer(cmd, id, phase=flow.phase, prompt=flow.prompt, fault=self.fault,
-                                 state=flow.game.state()))
-        elif cmd == "new":
-            players = args.get("players", self.config.values["players"])
-            variant = args.get("variant", self.config.values["variant"])
-            self.start_game(players, variant, args.get("seed"), now)
-            print(console.answer(cmd, id, state=flow.game.state()))
-        elif cmd == "press":
-            notes = flow.button(args["button"], now)
-            print(console.answer(cmd, id, notes=notes))
-            self.handle(notes, now)
-        elif cmd == "sensors":
-            w = flow.weigher
-            print(console.answer(cmd, id, grams=self.last_grams, at_rest=w.at_rest,
-                                 noise_g=w.noise_g(), pole_seated=flow.pole_seated,
-                                 hx711=self.fault or "ok", mem_alloc=gc.mem_alloc()))
-        elif cmd == "leds":
-            self.led_test(args["pattern"])
-            print(console.answer(cmd, id))
-        elif cmd == "buzz":
-            self.buzz(args["freq"], args["ms"])
-            print(console.answer(cmd, id))
-        elif cmd == "masses":
-            print(console.answer(cmd, id, masses=flow.weigher.masses))
-        elif cmd == "logs":
-            print(console.answer(cmd, id, logs=self.store.logs()))
-        elif cmd == "log":
-            text = self.store.log_text(args["name"])
-            if text is None:
-                print(console.refusal(cmd, id, "log: no log named %s" % args["name"]))
-            else:
-                print(console.answer(cmd, id, name=args["name"], lines=text.split("\n")[:-1]))
-        elif cmd == "settings":
-            print(console.answer(cmd, id, settings=self.config.values))
-        elif cmd == "set":
-            self.setting(cmd, args, id)
-        elif cmd == "help":
-            print(console.answer(cmd, id, commands=sorted(console.COMMANDS)))
-        else:  # tare, calibrate, egg, calibration, stream: gulo.calibration is imported only now
-            from gulo.calibration import CalibrationError
-
-            try:
-                self.calibration(cmd, args, id, now)
-            except CalibrationError as e:
-                print(console.refusal(cmd, id, str(e)))
-
-    def calibration(self, cmd, args, id, now):
-        """The calibration steps (gulo.calibration). While a session is open the flow sits in
-        the CALIBRATE phase, so weight changes are never egg events; done/cancel relearn the
-        nest (the eggs went around) and the game goes on from SETTLE."""
-        from gulo.calibration import Calibration, CalibrationError
-
-        cal = self.cal
-        if cal is None:
-            # The calibration stands in for the scale from now on, so its measurements see
-            # every raw sample (it updates the Scale's offset and counts_per_g when done).
-            cal = self.cal = Calibration(self.calib.values, self.scale, print, self.clock.now)
-            self.scale = cal  # type: ignore[assignment]  # same grams(raw) as a Scale
-        flow = self.flow
-        if cmd == "stream":
-            cal.stream = args["on"]
-            print(console.answer(cmd, id, on=cal.stream))
-        elif cmd == "tare":
-            cal.measure(cmd, id)
-        elif cmd == "calibrate":
-            cal.measure(cmd, id, args["grams"])
-        elif cmd == "egg":
-            if "grams" in args:
-                print(console.answer(cmd, id, **cal.egg_grams(args["colour"], args["grams"])))
-            else:
-                cal.measure(cmd, id, (args["colour"], args.get("count", 1)))
-        elif args["step"] == "start":
-            if not flow.pause_for_calibration():
-                raise CalibrationError("calibration: an egg is being judged; try again in a moment")
-            print(console.answer(cmd, id, **cal.start()))
-        elif args["step"] == "check":
-            print(console.answer(cmd, id, check=cal.check()))
-        elif args["step"] == "status":
-            print(console.answer(cmd, id, **cal.status()))
-        else:  # done / cancel
-            masses = None
-            if args["step"] == "done":
-                check = cal.finish()
-                self.calib.save()
-                masses = self.calib.values["masses"]
-                if flow.phase != CALIBRATE:  # (done without start: the masses still apply)
-                    flow.weigher.set_masses(masses)
-                print(console.answer(cmd, id, saved=self.calib.values, check=check))
-            else:
-                cal.cancel()
-                print(console.answer(cmd, id, saved=None))
-            self.handle(flow.resume(now, masses), now)
-
-    def setting(self, cmd, args, id):
-        key, value = args["key"], args["value"]
-        ok = {"players": lambda v: v in (2, 3, 4, 5, 6), "variant": lambda v: v in ("standard", "fast"),
-              "volume": lambda v: v in range(0, 101), "brightness": lambda v: v in range(0, 101)}[key]
-        if isinstance(value, bool) or not ok(value):
-            print(console.refusal(cmd, id, "set: bad value for %s" % key))
-            return
-        self.config.values[key] = value
-        self.config.save()
-        print(console.answer(cmd, id, settings=self.config.values))
-
-    def led_test(self, pattern):
-        colours = {"off": (0, 0, 0), "white": (255, 255, 255), "red": (255, 0, 0),
-                   "green": (0, 255, 0), "blue": (0, 0, 255)}
-        buf = self.view.buf
-        cap = board.LED_BRIGHTNESS_CAP
-        rgb = colours.get(pattern, (255, 255, 255))
-        for i in range(board.LED_COUNT):
-            for c in range(3):
-                buf[3 * i + c] = rgb[c] * cap // 255
-        self.hw.show(buf)
-
-    def buzz(self, freq, ms):
-        # Played by the sound task like any tune: the console never blocks the sensors.
-        self.tune.tone(freq, ms, self.clock.now())
-        self.sounding.set()
 
 
 def _exception(loop, context):

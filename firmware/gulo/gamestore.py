@@ -4,9 +4,9 @@
 
 import json
 import os
+import sys
 
 from gulo import store
-from gulo.gamelog import LogError, encode, read_log, setup_record
 
 KEEP_GAMES = 20  # finished games kept on flash; the oldest go first
 
@@ -16,6 +16,17 @@ def _mkdir(path):
         os.mkdir(path)
     except OSError:
         pass  # exists
+
+
+def _drop(name):
+    """Forget an imported module (sys.modules and its package's attribute), so the GC can free it.
+    Only on MicroPython: on the host other modules hold the same module (and its LogError)."""
+    if sys.implementation.name != "micropython":
+        return
+    sys.modules.pop(name, None)
+    package, _, attr = name.rpartition(".")
+    if package in sys.modules and hasattr(sys.modules[package], attr):
+        delattr(sys.modules[package], attr)
 
 
 def _exists(path):
@@ -51,11 +62,17 @@ class GameStore:
         lines = data.decode().split("\n")
         if lines and lines[-1] == "":
             lines.pop()
+        # The log's reader (gulo.gamelog) is only needed here, once per boot: it is imported now
+        # and dropped again, so its bytecode (a .mpy sits in RAM) is not kept for the whole game.
+        from gulo import gamelog
+
         try:
-            game = read_log(lines)
-        except LogError as e:
+            game = gamelog.read_log(lines)
+        except gamelog.LogError as e:
             self._set_aside()
             return None, "game log unreadable (%s): kept as game.bad" % e
+        finally:
+            _drop("gulo.gamelog")
         self.lines = lines
         return game, None
 
@@ -66,17 +83,19 @@ class GameStore:
         os.rename(self.current, bad)
 
     def start(self, game, seed=None):
-        record = setup_record(game)
+        # The set-up line of gulo.gamelog.setup_record (the log's contract), written here so
+        # that the writer does not keep gulo.gamelog loaded.
+        setup = {"players": game.players, "variant": game.variant, "path": game.path, "deck": game.deck}
         if seed is not None:
-            record["setup"]["seed"] = seed
-        self.lines = [encode(record)]
+            setup["seed"] = seed
+        self.lines = [json.dumps({"setup": setup})]
         self._save()
 
     def record(self, action, t_ms=None):
         line = dict(action)
         if t_ms is not None:
             line["t"] = t_ms
-        self.lines.append(encode(line))
+        self.lines.append(json.dumps(line))
         self._save()
 
     def _save(self):
