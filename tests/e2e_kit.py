@@ -16,6 +16,7 @@ import contextlib
 import json
 import random
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import serial
 from vboard_fixtures import Console, mpremote
 
 from gulo import store
-from gulo.gamelog import read_log
+from gulo.gamelog import LogError, read_log
 from gulo.rules import Game
 from nest.vboard import VirtualBoard
 
@@ -200,12 +201,15 @@ class NestUnderTest:
     # ---- the game ---------------------------------------------------------------------------------
     def new(self, players, variant, seed):
         """A new known deal; waits until the nest is ready for the first pick."""
-        self.game = Game.new(players, variant, seed)
-        self.actions = []
-        self.outcomes = []
+        # lines of the old game still on the way (a win's last state line) are not checked
+        # against the new one: no game on the host until the board answers
+        self.game = None
         self.phase = None
         ans = self.ask("new", players=players, variant=variant, seed=seed)
         assert ans["ok"], ans
+        self.game = Game.new(players, variant, seed)
+        self.actions = []
+        self.outcomes = []
         self._check_state(ans["state"], "new game")
         return self.wait_phase("pick")
 
@@ -255,8 +259,10 @@ class NestUnderTest:
         return best
 
     def play_turn(self, hand="steady"):
-        """One clean turn: the best pick, then the demanded egg taken cleanly."""
-        self.pick(self.best_pick())
+        """One clean turn: the best pick, then the demanded egg taken cleanly (only the egg when
+        a resumed game already demands one)."""
+        if self.game.demand is None:
+            self.pick(self.best_pick())
         if self.game.winner is not None:   # fast variant: Gulo junior found
             return None
         return self.take(self.game.demand, hand)
@@ -356,22 +362,31 @@ def rng_for(seed):
 
 
 # ---- power cuts ----------------------------------------------------------------------------------
-def cut_and_check(nest, rng, seed):
-    """One power cut at a random instant of a game being played; returns a dict of what was seen.
+FULL = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}
 
-    A new game (known seed) is played with clean turns and a cut is scheduled 0.3-6 s ahead, so it
-    lands anywhere: in a write of the log, between turns, inside the confirmation window. After the
-    boot the firmware must resume the game from its flash: every action it reported before the cut
-    is in the log (at most the one in flight is lost), the log replays (host engine) to exactly the
-    state it announces, and no file is reported damaged."""
+
+def cut_and_check(nest, rng, seed):
+    """One power cut at a random instant of play; returns a dict of what was seen.
+
+    The game the board resumed after the previous cut goes on (a new one, known seed, when there
+    is none or it was won), with clean turns, and a cut is scheduled 0.3-4 s ahead, so it lands
+    anywhere: in a write of the log, between turns, inside the confirmation window. After the boot
+    the firmware must resume the game from its flash: every action it reported before the cut is
+    in the log (at most the one in flight is lost), the log replays (host engine) to exactly the
+    state it announces, no file is reported damaged and every file on the flash folder reads back
+    with the firmware's own readers. The nest stays as it physically was at the cut."""
+    new_games = 0
+    if nest.game is None or nest.game.winner is not None:
+        nest.new(2, rng.choice(("standard", "fast")), seed)
+        new_games += 1
     nest.raise_on_boot = True
     try:
-        nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(300, 6000))
+        nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(300, 4000))
         try:
-            nest.new(2, rng.choice(("standard", "fast")), seed)
-            for _ in range(40):
+            for i in range(40):
                 if nest.game.winner is not None:
-                    nest.new(2, "standard", seed + 1)
+                    nest.new(2, rng.choice(("standard", "fast")), seed * 1000 + i)
+                    new_games += 1
                 nest.play_turn("roll")
             raise AssertionError("the scheduled power cut never came")
         except Rebooted:
@@ -381,43 +396,94 @@ def cut_and_check(nest, rng, seed):
     reported = list(nest.actions)
     ready = nest.ready
     nest.boots += 1
+    nest.faults, nest.recovered = [], []
+    nest.phase = nest.prompt = None
     nest.drain(0.3)   # the storage fault / recovered lines come right after ready
     storage = [f for f in nest.faults if f.get("what") == "storage"]
     if storage:
         raise Mismatch(f"a file reported damaged after a power cut: {storage}")
+    files = check_flash(nest.board.flash_dir)
+    result = {"reported": len(reported), "logged": 0, "in_flight_kept": 0, "new_games": new_games,
+              "files": files, "resumed": bool(ready["resumed"]), "put_back": 0}
     if not ready["resumed"]:
         if reported:
             raise Mismatch(f"no game resumed, but {len(reported)} actions had been reported")
-        refill(nest)
-        return {"reported": 0, "logged": 0, "in_flight_kept": 0}
+        nest.game, nest.actions, nest.outcomes = None, [], []
+        return result
     lines = nest.fetch_log("current")
     logged = nest.logged_actions(lines)
     replayed = read_log(lines)
     if replayed.state() != ready["state"]:
         raise Mismatch(f"resumed state {ready['state']} is not its log replayed {replayed.state()}")
-    if nest.game is not None and reported and logged[:len(reported)] != reported:
+    if logged[:len(reported)] != reported:
         raise Mismatch(f"reported before the cut: {reported}\nlogged after it: {logged}")
     if len(logged) > len(reported) + 1:
         raise Mismatch(f"{len(logged) - len(reported)} actions logged that were never reported")
     nest.game, nest.actions = replayed, logged
-    refill(nest)
-    return {"reported": len(reported), "logged": len(logged), "in_flight_kept": len(logged) - len(reported)}
+    nest.outcomes = nest.outcomes[:len(logged)]
+    result.update(logged=len(logged), in_flight_kept=len(logged) - len(reported))
+    result["put_back"] = put_back_lost_egg(nest, rng)
+    return result
 
 
-def refill(nest):
-    """Every egg back and the pole in, then the EN button: the board boots on a full nest.
-    Needed after a cut with eggs in a bag: the weigher learns whatever lies in the bowl at boot as
-    the full nest (docs/reliability.md, finding 2), so a resumed round could not be finished."""
+def put_back_lost_egg(nest, rng):
+    """The egg in flight at the cut that the resumed game does not know (its action was lost) is
+    on the table: the family unplugs the nest, puts it back and plugs in again, so the nest holds
+    what the game says. Nothing else is touched: the rest of the nest stays as it was. Returns how
+    many eggs went back."""
     world = nest.ctl.world()
+    # a rolling egg counts as out from the instant it leaves: wait for anything still moving
     t = world["t_ms"]
-    if not world["pole_seated"]:
-        t = max(t, nest.ctl.seat_pole()["until_ms"])
-    if world["nest"] != {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}:
-        t = max(t, nest.ctl.pour_back()["until_ms"])
-    time.sleep(max(0, t - world["t_ms"]) / 1000 + 0.5)
-    nest.ctl.reset()
-    nest.after_boot()
-    nest.drain(0.2)
+    for e in world["truth"]:
+        t = max(t, e["t_ms"])
+    if t > world["t_ms"]:
+        time.sleep((t - world["t_ms"]) / 1000 + 0.2)
+        world = nest.ctl.world()
+    lost = {c: nest.game.nest[c] - world["nest"][c] for c in FULL if nest.game.nest[c] > world["nest"][c]}
+    if not lost:
+        return 0
+    if any(world["nest"][c] > nest.game.nest[c] for c in FULL):
+        raise Mismatch(f"the nest holds {world['nest']}, the resumed game {nest.game.nest}")
+    # off long enough to pour every egg back (at most 1.9 s) and take the bag's out again (a
+    # roll lasts at most 250 ms), then power on
+    plan_ms = 2300 + 300 * sum(FULL[c] - nest.game.nest[c] for c in FULL)
+    nest.raise_on_boot = False
+    nest.ctl.power_cut(off_ms=plan_ms)
+    back = nest.ctl.pour_back()
+    at = back["until_ms"] - back["t_ms"] + 100
+    for c in FULL:
+        for _ in range(FULL[c] - nest.game.nest[c]):
+            nest.ctl.drop(c, in_ms=at)
+            at += 300
+    ready = nest.after_boot(timeout=30 + plan_ms / 1000)
+    nest.drain(0.3)
+    if not ready["resumed"] or ready["state"] != nest.game.state():
+        raise Mismatch(f"after the egg went back: {ready}, host {nest.game.state()}")
+    if nest.ctl.world()["nest"] != nest.game.nest:
+        raise Mismatch(f"the nest holds {nest.ctl.world()['nest']}, the game {nest.game.nest}")
+    return sum(lost.values())
+
+
+def check_flash(flash_dir):
+    """Every file the firmware keeps under /data on the board's flash folder, read back with the
+    firmware's own readers (gulo.store, gulo.gamelog): a damaged one raises Mismatch. A `.tmp` is a
+    write the cut interrupted (the firmware removes it at boot); `.tmp-vb` is the virtual board's
+    own mirror copy in progress. Returns how many files were read."""
+    data = Path(flash_dir) / "data"
+    n = 0
+    for path in sorted(data.rglob("*")) if data.exists() else []:
+        if not path.is_file() or path.name.endswith((".tmp", ".tmp-vb")):
+            continue
+        if path.name.endswith(".bad"):
+            raise Mismatch(f"{path}: a file the firmware set aside as damaged")
+        try:
+            body = store.load(str(path))
+            if path.name == "game.log" or path.suffix == ".jsonl":
+                read_log([t for t in body.decode().split("\n") if t])
+        except (store.CorruptFile, LogError) as e:
+            raise Mismatch(f"{path}: {e}") from e
+        n += 1
+    return n
 
 
 # ---- console fuzz ---------------------------------------------------------------------------------
@@ -559,3 +625,126 @@ def sensor_faults(nest, seed=3):
     seen["reed_stuck"] = "asked for the pole, no penalty, play resumed"
     nest.check_log("current")
     return seen
+
+
+# ---- deploys cut at random points ---------------------------------------------------------------
+DEPLOY_STEPS = ("manifest", "staged", "journal", "committed")
+
+
+def firmware_trees(folder):
+    """Two deployable copies of firmware/ that differ in every file (a marker constant "A" or "B"
+    appended), so which one a board holds, or a mix of both, shows in the deployed hashes.
+    Returns {"A": path, "B": path}."""
+    trees = {}
+    for mark in ("A", "B"):
+        tree = Path(folder) / f"fw-{mark}"
+        (tree / "gulo").mkdir(parents=True, exist_ok=True)
+        for src in [FIRMWARE / "main.py", *sorted((FIRMWARE / "gulo").glob("*.py"))]:
+            rel = src.relative_to(FIRMWARE)
+            (tree / rel).write_text(src.read_text() + f"\n_DRILL_TREE = {mark!r}\n")
+        trees[mark] = tree
+    return trees
+
+
+def wait_ready(board, timeout=30.0):
+    """Press EN and wait for the app's ready line; returns it."""
+    with serial.Serial(board.port, 115200, timeout=0.05) as port:
+        board.control.reset()
+        return Console(port).wait(lambda ev: ev.get("ev") in ("ready", "crash"), timeout)[-1]
+
+
+def board_tree(board, trees):
+    """Which tree the board's flash holds: "A" or "B" (every deployed file hashes as that tree's,
+    nothing else left over), else Mismatch naming the files that differ from each."""
+    from nest.boardlink import BoardLink
+    from nest.deploy import deploy
+    differ = {}
+    with BoardLink.open(board.port) as link:
+        for mark, tree in trees.items():
+            r = deploy(board.port, tree, dry_run=True, link=link)
+            if not r.send and not r.delete:
+                return mark
+            differ[mark] = r.send + r.delete
+    raise Mismatch(f"the board holds neither tree whole (a mix?): {differ}")
+
+
+def deploy_cut_and_check(board, trees, rng, target):
+    """Deploy tree `target` and cut it at a random point: a random byte offset in the transfer
+    (the port closed there, or the power cut a few ms later, in the middle of a chunk) or at a
+    random `on_step` point (port closed or power cut). Then the board must boot to the app's ready
+    line holding the old tree or the new one whole, and the next deploy of `target` must complete
+    (ready again, the board holding `target`). Returns what was seen."""
+    from nest.boardlink import BoardLink
+    from nest.deploy import deploy
+    from nest.errors import NestError
+
+    class Cut(Exception):
+        pass
+
+    how = rng.choice(("close", "power"))
+    where = rng.choice(("bytes", "step"))
+    step = rng.choice(DEPLOY_STEPS)
+    link = BoardLink.open(board.port)
+    state = {"fired": False, "offset": None}
+
+    def cut():
+        state["fired"] = True
+        if how == "close":
+            link.serial.close()
+        else:
+            board.control.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(0, 20))
+        raise Cut()
+
+    def progress(done, total):
+        if state["offset"] is None:
+            state["offset"] = rng.randint(1, max(1, total - 1))
+        if not state["fired"] and done >= state["offset"] and done < total:
+            if how == "close":
+                cut()
+            # the power dies a few ms on, inside the next chunk; the USB serial of a board that
+            # loses its power goes with it, so the host sees the port fail soon after
+            state["fired"] = True
+            in_ms = rng.randint(0, 20)
+            board.control.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=in_ms)
+            threading.Timer((in_ms + 150) / 1000, link.serial.close).start()
+
+    def on_step(name):
+        if where == "step" and name == step and not state["fired"]:
+            cut()
+
+    try:
+        deploy(board.port, trees[target], link=link, progress=progress if where == "bytes" else None,
+               on_step=on_step)
+        completed = True
+    except (Cut, NestError, OSError, serial.SerialException, TypeError):
+        completed = False   # TypeError: pyserial reading a port closed under it by the timer
+    finally:
+        with contextlib.suppress(Exception):
+            link.close()
+    time.sleep(0.5)                   # the power back on (at most 200 ms off)
+    ready = wait_ready(board)
+    if ready.get("ev") != "ready":
+        raise Mismatch(f"after a deploy cut ({how} at {where} {step}): {ready}")
+    held = board_tree(board, trees)
+    deploy(board.port, trees[target])
+    ready2 = wait_ready(board)
+    if ready2.get("ev") != "ready" or board_tree(board, trees) != target:
+        raise Mismatch(f"the deploy after the cut did not complete: {ready2}")
+    return {"how": how, "where": f"{where}:{step if where == 'step' else state['offset']}",
+            "fired": state["fired"], "completed_anyway": completed, "after_cut": held, "target": target}
+
+
+@contextlib.contextmanager
+def deploy_board(folder):
+    """A virtual board with an empty flash (unthrottled) and the two trees; tree A deployed."""
+    from nest.deploy import deploy
+    trees = firmware_trees(folder)
+    board = VirtualBoard(flash_dir=Path(folder) / "flash", baud=0,
+                         log_path=Path(folder) / "vboard.log").start()
+    try:
+        deploy(board.port, trees["A"])
+        if wait_ready(board).get("ev") != "ready" or board_tree(board, trees) != "A":
+            raise Mismatch("the first deploy did not boot tree A")
+        yield board, trees
+    finally:
+        board.stop()

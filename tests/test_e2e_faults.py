@@ -1,16 +1,25 @@
 """Faults on the virtual board (issue 4 "done when", issue 8 drills at test size): power cuts at
-random instants during play, thousands of random and malformed console lines, sensor faults.
-`make drills` runs the same functions (tests/e2e_kit.py) at full size."""
+random instants during play (the resumed game goes on), thousands of random and malformed console
+lines, sensor faults, deploys cut at random points. `make drills` runs the same functions
+(tests/e2e_kit.py) at full size."""
 
 import random
 
 import pytest
-from e2e_kit import booted_nest, cut_and_check, fuzz_console, sensor_faults
+from e2e_kit import (
+    booted_nest,
+    cut_and_check,
+    deploy_board,
+    deploy_cut_and_check,
+    fuzz_console,
+    sensor_faults,
+)
 
 pytestmark = pytest.mark.board
 
 POWER_CUTS = 5          # the drill: 200
 FUZZ_LINES = 2000       # the drill: 10,000
+DEPLOY_CUTS = 2         # the drill: 50
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +52,25 @@ def test_power_cuts_at_random_instants_lose_nothing_reported(nest):
     results = [cut_and_check(nest, rng, seed=100 + i) for i in range(POWER_CUTS)]
     assert nest.boots >= POWER_CUTS
     assert sum(r["reported"] for r in results) > 0     # cuts did land in the middle of games
+    # the resumed game went on: a cut that began no game carried every action logged at the last
+    assert all(r["resumed"] for r in results)
+    for before, after in zip(results, results[1:]):
+        if after["new_games"] == 0:
+            assert after["reported"] >= before["logged"], (before, after)
+    assert all(r["files"] > 0 for r in results)         # the flash's files were read back
 
 
 def test_sensor_faults_are_shown_without_false_alarms(nest):
     seen = sensor_faults(nest)
     assert seen["after"] == "success"
+
+
+def test_deploys_cut_at_random_points_boot_one_tree_whole_and_the_next_completes(tmp_path):
+    rng = random.Random(5)
+    with deploy_board(tmp_path) as (board, trees):
+        held = "A"
+        for _ in range(DEPLOY_CUTS):
+            target = "B" if held == "A" else "A"
+            r = deploy_cut_and_check(board, trees, rng, target)
+            assert r["fired"] and r["after_cut"] in ("A", "B")
+            held = target
