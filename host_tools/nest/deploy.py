@@ -18,6 +18,7 @@ Steps (docs/deploy.md has the why):
 import base64
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -107,16 +108,23 @@ def _compile(src, rel, exe):
     out = out.with_suffix(".mpy")
     stamp = hashlib.sha256(src.read_bytes()).hexdigest()[:16]
     tagged = out.with_name(f"{out.stem}.{stamp}.mpy")
-    if tagged.exists():
+    try:
         return tagged.read_bytes()
+    except FileNotFoundError:
+        pass
     out.parent.mkdir(parents=True, exist_ok=True)
     for old in out.parent.glob(f"{out.stem}.*.mpy"):
         old.unlink(missing_ok=True)
-    proc = subprocess.run([exe, "-o", str(tagged), "-s", rel, str(src)], capture_output=True, text=True)
+    # Compiled under a name of this process's own, then renamed: two deploys at once (a drill
+    # beside a test, two boards) never read each other's half-written or pruned files.
+    tmp = tagged.with_name(f"{tagged.name}.{os.getpid()}.tmp")
+    proc = subprocess.run([exe, "-o", str(tmp), "-s", rel, str(src)], capture_output=True, text=True)
     if proc.returncode != 0:
-        tagged.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise NestError(f"mpy-cross rejected {src}:\n{proc.stderr.strip()}", status=2)
-    return tagged.read_bytes()
+    data = tmp.read_bytes()
+    os.replace(tmp, tagged)
+    return data
 
 
 def build(src_dir):
