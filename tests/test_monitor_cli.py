@@ -50,7 +50,8 @@ def test_monitor_follows_a_turn_readably_and_as_json(nest_board):
 
 
 def test_monitor_names_a_missing_port():
-    proc = subprocess.run([str(NEST), "monitor", "--port", "/dev/no-such-port"], capture_output=True, text=True)
+    proc = subprocess.run([str(NEST), "monitor", "--port", "/dev/no-such-port"],
+                          capture_output=True, text=True)
     assert proc.returncode == 1 and "does not exist" in proc.stderr
 
 
