@@ -8,7 +8,7 @@ VENV_STAMP := $(VENV)/.stamp-installed
 NODE_STAMP := node_modules/.stamp-installed
 TYPINGS_STAMP := build/typings/.stamp-installed
 
-.PHONY: run test setup system lint typecheck enclosure sim lock clean drills
+.PHONY: run test setup system lint typecheck enclosure sim lock clean drills bench
 
 # The play page on a virtual nest running the real firmware (nest web); prints its URL.
 run: setup
@@ -59,6 +59,11 @@ lock:
 # A virtual ESP32 with the nest's simulated hardware, until Ctrl-C (docs/virtual-board.md).
 sim: setup
 	$(VENV)/bin/nest sim
+
+# The benchmarks, each side by side with its baseline, into docs/benchmarks.md and
+# docs/weigher-decisions.png (a few minutes; not part of `make test`).
+bench: setup
+	$(PY) tools/bench.py
 
 # Printable parts (STL, STEP), previews and the wiring diagram, into enclosure/out/.
 enclosure: setup

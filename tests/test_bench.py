@@ -1,0 +1,55 @@
+"""`make bench` cannot rot: the runner in quick mode (1-2 trials per figure) writes a document whose
+tables have every expected figure, each with a value and the command that measured it."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.board
+
+
+def _rows(text, header):
+    """The rows (lists of cells) of the table under `## header`."""
+    section = text.split(f"## {header}\n", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("| ")]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", ln)[1:-1]] for ln in lines[1:]]
+
+
+@pytest.mark.timeout(600)
+def test_the_runner_writes_every_figure_with_its_command(tmp_path):
+    out, plot = tmp_path / "benchmarks.md", tmp_path / "plot.png"
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "bench.py"), "--quick", "--out", str(out),
+                           "--plot", str(plot)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = out.read_text()
+    assert plot.stat().st_size > 10_000 and f"]({plot.name})" in text
+
+    weigher = _rows(text, "Egg weigher")
+    firmware = _rows(text, "Firmware on the virtual board")
+    for rows, n in ((weigher, 5), (firmware, 9)):
+        assert len(rows) == n, rows
+        for figure, value, baseline, _ratio, command, date in rows:
+            assert value and "not measured" not in value, (figure, value)
+            assert baseline not in ("", "-") and command.startswith("`.venv/bin/python tools/"), figure
+            assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC$", date)
+    fw = {r[0].split(" (")[0]: r[1] for r in firmware}
+    assert re.match(r"median \d+ ms, p95 \d+, max \d+ \(n=2\)",
+                    fw["pole leaves its seat -> alarm siren on the buzzer"])
+    assert re.match(r"\d+\.\d KB", fw["heap in use after boot"])
+
+    # Deploy: figures when tools/bench_deploy.py is there, else a row that says it was not measured.
+    deploy = _rows(text, "Deploy")
+    assert deploy and all(r[4] != "" for r in deploy)
+    if not (ROOT / "tools" / "bench_deploy.py").exists():
+        assert "not measured: nest deploy not available" in deploy[0][1]
+
+    budgets = _rows(text, "Firmware budgets (issue 4)")
+    what = [r[0] for r in budgets]
+    for name in ("pole -> alarm sound", "pole -> alarm LEDs", "HX711 unplugged -> fault shown",
+                 "heap in use after boot", "heap in use during a game", "boot -> ready"):
+        assert any(w.startswith(name) for w in what), (name, what)
+    assert all(r[3] in ("yes", "**NO**", "(no limit)") and r[4].startswith("`") for r in budgets)

