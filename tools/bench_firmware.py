@@ -6,16 +6,17 @@ One board (unthrottled line, so the figures are the firmware's and not the UART'
 1. bare, no main.py: hard reset to REPL prompt (k times) and its idle CPU share;
 2. the firmware deployed as .mpy (mpy-cross 1.29, as `nest deploy` ships it) and, from the raw
    REPL, `gulo.app.Nest()` built: heap in use after boot = `gc.mem_alloc()` after `gc.collect()`
-   minus the same figure before `import gulo.app` (what main.py holds before its tasks start);
+   minus the same figure before `import gulo.app` (what main.py holds before its tasks start; each
+   figure its own raw-REPL command, as tools/heap_report.py does);
 3. main.py deployed: hard reset to the firmware's `{"ev": "ready"}` (k times), its idle CPU share;
 4. `trials` pole alarms during an attempt (the weigher sampling all along): the reed opening (world
    ground truth) to the first read-back of the alarm siren on the buzzer PWM and of the red path
    flash on the LEDs;
 5. `trials` HX711 unplugs: the fault switched on to the console's `{"ev": "fault"}` line and to the
    "nope" tone on the buzzer;
-6. Ctrl-C, and the `Nest()` part of 2. again, the game of 4. resumed from flash (the VM's heap
-   grows on demand and its `mem_alloc()` counts garbage, so a running app's figure would mean
-   little). Not via safe mode and a reset: `mpremote exec` after that crashed the VM now and then
+6. Ctrl-C, and the figure of 2. again with the game of 4. resumed from flash (the VM's heap grows
+   on demand and its `mem_alloc()` counts garbage, so a running app's figure would mean little).
+   Not via safe mode and a hard reset: `mpremote exec` after that crashed the VM now and then
    ("memory access out of bounds" in the board log).
 
 Read-back times are upper bounds: each output is polled on its own control connection (~1-3 ms a
@@ -51,24 +52,21 @@ CMD = ".venv/bin/python tools/bench.py --only firmware"
 ALARM_BUDGET_MS = 50
 FAULT_BUDGET_MS = 1000
 HEAP_BUDGET = 40 * 1024
-HEAP_CODE = """import gc
-gc.collect()
-a0 = gc.mem_alloc()
-import gulo.app
-gc.collect()
-a1 = gc.mem_alloc()
-nest = gulo.app.Nest(%r)
-gc.collect()
-a2 = gc.mem_alloc()
-nest.hw.deinit()
-print('HEAP', a0, a1, a2)
-"""
+# Each figure by its own raw-REPL command, in one mpremote chain: on this port gc.collect() frees
+# nothing while Python code runs (docs/firmware-budgets.md), so a collect inside the code that
+# just imported the firmware would count that code's garbage too.
+MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
 
 
 def heap(board, data):
-    """(modules, Nest) bytes in use after gc.collect(), from the raw REPL."""
-    out = mpremote(board, "exec", HEAP_CODE % data)
-    a0, a1, a2 = (int(x) for x in out.split("HEAP", 1)[1].split()[:3])
+    """(modules, Nest) bytes in use after gc.collect(), from the raw REPL (after mpremote's soft
+    reset: a fresh VM, main.py not run)."""
+    steps = ["import gulo.app", f"nest = gulo.app.Nest({data!r})", "nest.hw.deinit()"]
+    args = ["exec", MEASURE]
+    for code in steps[:2]:
+        args += ["exec", code, "exec", MEASURE]
+    out = mpremote(board, *args, "exec", steps[2])
+    a0, a1, a2 = (int(line.split()[1]) for line in out.splitlines() if line.startswith("HEAP"))
     return a1 - a0, a2 - a1
 
 
@@ -93,7 +91,7 @@ def mpremote(board, *args):
             port.write(b"\x03")
             time.sleep(1.0)
             seen = port.read(4000)
-        raise RuntimeError(f"mpremote {args[0]} {args[1][:20]!r}...: no answer in 120 s (got {e.stdout!r}); "
+        raise RuntimeError(f"mpremote {' '.join(args)[:60]!r}...: no answer in 120 s (got {e.stdout!r}); "
                            f"after Ctrl-C: {seen[-1500:]!r}; board alive: {board.alive()}; its log: "
                            f"{board._log_tail()[-1800:]}") from e
     if proc.returncode != 0:
@@ -216,7 +214,7 @@ def _reset_to(board, port, marker, timeout=20.0):
     board.control.reset()
     seen = b""
     end = t0 + timeout
-    while marker not in seen:
+    while marker not in seen.partition(b"rst:")[2]:  # after the ROM's boot lines: this boot's
         if time.monotonic() > end:
             raise RuntimeError(f"{marker!r} not seen after reset: {seen[-300:]!r}")
         seen += port.read(port.in_waiting or 1)
@@ -303,8 +301,7 @@ def run(trials=20, boots=5, idle_s=10.0):
             # Ctrl-C stops the app (its Nest is garbage then); the REPL is free, the game is on flash.
             port.write(b"\x03")
             lines.wait(lambda ev: ev.get("ev") == "stopped")
-        _, game_nest = heap(board, "/data")  # the modules are imported already: only Nest() counts
-        game_code = heap_code
+        game_code, game_nest = heap(board, "/data")  # mpremote soft-resets first: a fresh VM
 
     game_heap = game_code + game_nest
     bb, fb = statistics.median(bare_boot) * 1000, statistics.median(fw_boot) * 1000
