@@ -130,11 +130,19 @@ def _machine():
                              text=True, timeout=10).stdout.strip()
     except OSError:
         rev = "?"
+    try:
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "firmware",
+                                 "host_tools", "tools"], cwd=ROOT, capture_output=True, text=True, timeout=10)
+        dirty = [ln for ln in status.stdout.split("\n") if ln.strip()]
+    except OSError:
+        dirty = []
+    if dirty:  # the team shares one tree: say when the run saw someone's uncommitted edits
+        rev += f" plus {len(dirty)} uncommitted file(s) ({', '.join(ln[3:] for ln in dirty)})"
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     return f"{os.cpu_count()} cores, load average {load} at the end, Node {node}, commit {rev}"
 
 
-def render(rows, date, plot_rel=None, quick=False):
+def render(rows, date, plot_rel=None, quick=False, plot_path=None):
     lines = ["# Benchmarks", "",
              "Written by `make bench` (`.venv/bin/python tools/bench.py`); do not edit by hand: "
              "run it again.",
@@ -155,10 +163,18 @@ def render(rows, date, plot_rel=None, quick=False):
             seen.append(r["section"])
     for title in seen:
         lines += [f"## {title}", ""]
-        if title == "Egg weigher" and plot_rel:
+        seed = next((r["plot_seed"] for r in rows if r.get("plot_seed")), None)
+        if title == "Egg weigher" and plot_rel and seed:
             lines += [f"![a generated session with both detectors' decisions]({plot_rel})", "",
-                      "One generated session (seed 3, the first 45 s): green dashed = the truth (hand gone / "
-                      "egg gone), red = a detector's event; top the weigher, bottom the max-min window.", ""]
+                      f"One generated session (seed {seed}: of seeds 1-30, where the max-min window errs "
+                      "most in the first 45 s): green dashed = the truth (hand gone / egg gone), red = a "
+                      "detector's event; top the weigher, bottom the max-min window. Redraw: "
+                      f"`.venv/bin/python -m nest.weighplot --seed {seed} --out {plot_path or plot_rel}`.",
+                      ""]
+        if title == "Deploy":
+            lines += ["Baseline: `mpremote cp -r` of the same built files to a fresh board at the same baud; "
+                      "ratio = baseline / `nest deploy` (above 1: `nest deploy` is faster). Details: "
+                      "docs/deploy.md.", ""]
         lines += _table([r for r in rows if r["section"] == title], date) + [""]
     return "\n".join(lines)
 
@@ -192,7 +208,8 @@ def main(argv=None):
     if a.plot and Path(a.plot).exists():
         base = Path(a.out).resolve().parent if a.out != "-" else Path.cwd()
         plot_rel = os.path.relpath(Path(a.plot).resolve(), base)
-    text = render(rows, date, plot_rel, a.quick)
+    text = render(rows, date, plot_rel, a.quick,
+                  os.path.relpath(Path(a.plot).resolve(), ROOT) if plot_rel else None)
     if a.out == "-":
         print(text)
     else:
