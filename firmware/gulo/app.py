@@ -26,18 +26,13 @@ import machine
 from micropython import const
 
 from gulo import sounds
-from gulo.gamestore import GameStore, Settings
-from gulo.hardware import Hardware
-from gulo.hx711 import READY_TIMEOUT_MS, Scale, Silence
-from gulo.ledview import LedView
+from gulo.gamestore import forget
+from gulo.hx711 import READY_TIMEOUT_MS, Silence
 from gulo.rules import Game
-from gulo.turnflow import CONFIRM, WON, TurnFlow
-from gulo.weigher import DEFAULT_MASSES, Weigher
+from gulo.turnflow import CONFIRM, WON
 
 _WDT_MS = const(8000)
 _MAX_LINE = const(512)  # gulo.console.MAX_LINE: longer input is refused unread
-CONFIG = {"players": 2, "variant": "standard", "volume": 50, "brightness": 100}
-CALIBRATION = {"offset": 0, "counts_per_g": 420.0, "masses": DEFAULT_MASSES}
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
 # console polls): the others sleep until there is something to do.
 HEARTBEATS = ("sampler", "console")
@@ -59,37 +54,14 @@ class Clock:
 
 class Nest:
     def __init__(self, data="/data", hw=None):
-        self.clock = Clock()
-        self.hw = hw or Hardware(time, self.clock.now())
-        self.store = GameStore(data)
-        self.config = Settings(data + "/config.json", CONFIG)
-        self.calib = Settings(data + "/calib.json", CALIBRATION)
-        self.scale = Scale(self.calib.values["counts_per_g"], self.calib.values["offset"])
-        self.view = LedView()
-        self.tune = sounds.Tune()
-        self.fault = None          # the HX711 fault being shown, or None
-        self.last_grams = None
-        self.alive = {}
-        self.wdt_started = False
-        self.line = bytearray()
-        # Wake-ups for the tasks that sleep until there is something to do.
-        self.redraw = asyncio.Event()    # the flow changed: the lights draw it
-        self.timed = asyncio.Event()     # the flow may have a deadline: the ticker keeps it
-        self.sounding = asyncio.Event()  # a tune started
-        game, problem = self.store.resume()
-        for p in (problem, self.config.problem, self.calib.problem):
-            if p:
-                self.emit({"ev": "fault", "what": "storage", "detail": p})
-        for name in self.store.leftovers:
-            self.emit({"ev": "recovered", "file": name})
-        if game is None:
-            game = self._new_game(self.config.values["players"], self.config.values["variant"], None)
-            resumed = False
-        else:
-            resumed = True
-        self.flow = TurnFlow(game, Weigher(self.calib.values["masses"]))
-        self.cal = None  # gulo.calibration, loaded by the first calibration command (heap)
-        self.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
+        # Built by gulo.boot (storage, settings, the game resumed or dealt, the hardware brought
+        # up): code run once per boot, imported for it and forgotten (a .mpy sits in RAM).
+        from gulo import boot
+
+        try:
+            boot.build(self, data, hw)
+        finally:
+            forget("gulo.boot")
 
     # ---- output ----------------------------------------------------------------------------------
 

@@ -18,8 +18,9 @@ def _mkdir(path):
         pass  # exists
 
 
-def _drop(name):
-    """Forget an imported module (sys.modules and its package's attribute), so the GC can free it.
+def forget(name):
+    """Forget an imported module (sys.modules and its package's attribute), so the GC can free it
+    (a .mpy's bytecode sits in RAM) once nothing else holds its functions.
     Only on MicroPython: on the host other modules hold the same module (and its LogError)."""
     if sys.implementation.name != "micropython":
         return
@@ -72,7 +73,7 @@ class GameStore:
             self._set_aside()
             return None, "game log unreadable (%s): kept as game.bad" % e
         finally:
-            _drop("gulo.gamelog")
+            forget("gulo.gamelog")
         self.lines = lines
         return game, None
 
