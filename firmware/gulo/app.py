@@ -210,11 +210,11 @@ class Nest:
             ms = view.still_ms(self.flow, now)
             if ms is None:
                 await self.redraw.wait()  # still until the flow changes
-            elif ms <= 40:
-                await asyncio.sleep_ms(ms)  # animating: the next frame is due anyway
             else:
+                # The next frame or blink, or sooner if the flow changes: an alarm during an
+                # animation must not wait out a frame (pole -> red LEDs <= 50 ms).
                 try:
-                    await asyncio.wait_for_ms(self.redraw.wait(), ms)  # the next blink
+                    await asyncio.wait_for_ms(self.redraw.wait(), ms)
                 except asyncio.TimeoutError:
                     pass
 
