@@ -91,7 +91,7 @@ def _calibration(nest, cmd, args, id, now):
         # The calibration stands in for the scale from now on, so its measurements see
         # every raw sample (it updates the Scale's offset and counts_per_g when done).
         cal = nest.cal = Calibration(nest.calib.values, nest.scale, print, nest.clock.now)
-        nest.scale = cal  # type: ignore[assignment]  # same grams(raw) as a Scale
+        nest.scale = cal  # same grams(raw) as a Scale
     flow = nest.flow
     answer = console.answer
     if cmd == "stream":
