@@ -4,11 +4,12 @@
 # in RAM, and this code never runs twice in a boot (the objects it built stay).
 
 import asyncio
+import json
+import os
 import time
 
-from gulo import sounds
-from gulo.gamestore import GameStore, Settings
-from gulo.hardware import Hardware
+from gulo import sounds, store
+from gulo.gamestore import GameStore, Settings, forget
 from gulo.hx711 import Scale
 from gulo.ledview import LedView
 from gulo.turnflow import TurnFlow
@@ -22,7 +23,11 @@ def build(nest, data, hw):
     from gulo.app import Clock
 
     nest.clock = Clock()
-    nest.hw = hw or Hardware(time, nest.clock.now())
+    if hw is None:
+        from gulo.hardware import Hardware  # machine: only on the board (the tests bring their own)
+
+        hw = Hardware(time, nest.clock.now())
+    nest.hw = hw
     nest.store = GameStore(data)
     nest.config = Settings(data + "/config.json", CONFIG)
     nest.calib = Settings(data + "/calib.json", CALIBRATION)
@@ -52,3 +57,64 @@ def build(nest, data, hw):
     nest.flow = TurnFlow(game, Weigher(nest.calib.values["masses"]))
     nest.cal = None  # gulo.calibration, loaded by the first calibration command (heap)
     nest.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
+
+
+def resume(gs):
+    """GameStore.resume: the game on flash read back through its log (see there)."""
+    try:
+        data = store.load(gs.current)
+    except store.CorruptFile as e:
+        _set_aside(gs)
+        return None, "game log damaged (%s): kept as game.bad" % e.reason
+    if data is None:
+        return None, None
+    lines = data.decode().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    # The log's reader (gulo.gamelog) is only needed here, once per boot: it is imported now
+    # and dropped again, so its bytecode (a .mpy sits in RAM) is not kept for the whole game.
+    from gulo import gamelog
+
+    try:
+        game = gamelog.read_log(lines)
+    except gamelog.LogError as e:
+        _set_aside(gs)
+        return None, "game log unreadable (%s): kept as game.bad" % e
+    finally:
+        forget("gulo.gamelog")
+    gs.lines = lines
+    return game, None
+
+
+def _set_aside(gs):
+    bad = gs.folder + "/game.bad"
+    if _exists(bad):
+        os.remove(bad)
+    os.rename(gs.current, bad)
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def load_settings(path, defaults):
+    """Settings(path, defaults): (values, problem); a damaged file falls back to the defaults."""
+    values = dict(defaults)
+    try:
+        data = store.load(path)
+    except store.CorruptFile as e:
+        return values, "%s damaged (%s): defaults used" % (path, e.reason)
+    if data is None:
+        return values, None
+    try:
+        saved = json.loads(data)
+    except ValueError:
+        return values, "%s is not JSON: defaults used" % path
+    for k in defaults:
+        if k in saved:
+            values[k] = saved[k]
+    return values, None

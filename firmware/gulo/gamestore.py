@@ -30,14 +30,6 @@ def forget(name):
         delattr(sys.modules[package], attr)
 
 
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
-
-
 class GameStore:
     def __init__(self, folder="/data"):
         self.folder = folder
@@ -53,35 +45,10 @@ class GameStore:
     def resume(self):
         """(game, None) for the game on flash, (None, None) if there is none, or (None, problem)
         when the file is damaged: it is then kept aside as game.bad and reported, never trusted."""
-        try:
-            data = store.load(self.current)
-        except store.CorruptFile as e:
-            self._set_aside()
-            return None, "game log damaged (%s): kept as game.bad" % e.reason
-        if data is None:
-            return None, None
-        lines = data.decode().split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        # The log's reader (gulo.gamelog) is only needed here, once per boot: it is imported now
-        # and dropped again, so its bytecode (a .mpy sits in RAM) is not kept for the whole game.
-        from gulo import gamelog
+        # Once per boot: the code is in gulo.boot, which the board forgets after boot (heap).
+        from gulo.boot import resume
 
-        try:
-            game = gamelog.read_log(lines)
-        except gamelog.LogError as e:
-            self._set_aside()
-            return None, "game log unreadable (%s): kept as game.bad" % e
-        finally:
-            forget("gulo.gamelog")
-        self.lines = lines
-        return game, None
-
-    def _set_aside(self):
-        bad = self.folder + "/game.bad"
-        if _exists(bad):
-            os.remove(bad)
-        os.rename(self.current, bad)
+        return resume(self)
 
     def start(self, game, seed=None):
         # The set-up line of gulo.gamelog.setup_record (the log's contract), written here so
@@ -133,23 +100,10 @@ class Settings:
 
     def __init__(self, path, defaults):
         self.path = path
-        self.values = dict(defaults)
-        self.problem = None
-        try:
-            data = store.load(path)
-        except store.CorruptFile as e:
-            self.problem = "%s damaged (%s): defaults used" % (path, e.reason)
-            return
-        if data is None:
-            return
-        try:
-            saved = json.loads(data)
-        except ValueError:
-            self.problem = "%s is not JSON: defaults used" % path
-            return
-        for k in defaults:
-            if k in saved:
-                self.values[k] = saved[k]
+        # Read once per boot: the code is in gulo.boot, which the board forgets after boot (heap).
+        from gulo.boot import load_settings
+
+        self.values, self.problem = load_settings(path, defaults)
 
     def save(self):
         store.save(self.path, json.dumps(self.values))
