@@ -106,9 +106,12 @@ def heap(board, code=""):
     return int(out.split("HEAP")[1].split()[0])
 
 
-def main():
+def measure(flags=()):
+    """Every figure of the report from one virtual board: {"modules": [(name, .mpy B, heap B)],
+    "imports": B, "mpy": B, "shims": B, "boot": B, "boot_again": B, "game": B, "console": B,
+    "state": the game's state after the turns}. Heap figures have the VM's shims taken off."""
     with tempfile.TemporaryDirectory() as tmp:
-        pkg = build(Path(tmp), sys.argv[1:])  # extra mpy-cross flags (e.g. -O3) to compare
+        pkg = build(Path(tmp), flags)
         sizes = {p.stem: p.stat().st_size for p in pkg.glob("*.mpy")}
         board = VirtualBoard(baud=0, log_path=Path(tmp) / "vboard.log").start()
         try:
@@ -135,14 +138,22 @@ def main():
             state = json.loads(out.split("STATE", 1)[1].splitlines()[0])
         finally:
             board.stop()
+    return {"modules": rows, "imports": modules_total, "mpy": sum(sizes.values()), "shims": shims,
+            "boot": boot, "boot_again": game_figures[0], "game": game_figures[1],
+            "console": game_figures[2], "state": state}
+
+
+def main():
+    m = measure(sys.argv[1:])  # extra mpy-cross flags (e.g. -O3) to compare
     print(f"{'module':<12} {'.mpy B':>7} {'heap B':>7}")
-    for name, size, h in rows:
+    for name, size, h in m["modules"]:
         print(f"{name:<12} {size:>7} {h:>7}")
-    print(f"{'all imports':<12} {sum(sizes.values()):>7} {modules_total:>7}")
-    print(f"boot (Nest + tasks, shims {shims} B off): {boot} B")
-    print(f"same boot again: {game_figures[0]} B; after {TURNS} turns (positions {state['positions']}, "
-          f"log of {len(state['path'])}-tile path): {game_figures[1]} B; "
-          f"after a console session: {game_figures[2]} B")
+    print(f"{'all imports':<12} {m['mpy']:>7} {m['imports']:>7}")
+    print(f"boot (Nest + tasks, shims {m['shims']} B off): {m['boot']} B")
+    state = m["state"]
+    print(f"same boot again: {m['boot_again']} B; after {TURNS} turns (positions {state['positions']}, "
+          f"log of {len(state['path'])}-tile path): {m['game']} B; "
+          f"after a console session: {m['console']} B")
 
 
 if __name__ == "__main__":
