@@ -31,6 +31,16 @@ from gulo.hx711 import READY_TIMEOUT_MS, Silence
 from gulo.rules import Game
 from gulo.turnflow import CONFIRM, WON
 
+# For the type-checker only (firmware/mypy.ini: always_true = TYPE_CHECKING): the classes of the
+# attributes gulo.boot gives a Nest. On the board this block never runs and imports nothing.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gulo.gamestore import GameStore, Settings
+    from gulo.hardware import Hardware
+    from gulo.hx711 import Scale
+    from gulo.ledview import LedView
+    from gulo.turnflow import TurnFlow
+
 _WDT_MS = const(8000)
 _MAX_LINE = const(512)  # gulo.console.MAX_LINE: longer input is refused unread
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
@@ -53,6 +63,26 @@ class Clock:
 
 
 class Nest:
+    # Set by gulo.boot.build. Annotations without a value: MicroPython compiles them to nothing.
+    clock: Clock
+    hw: "Hardware"
+    store: "GameStore"
+    config: "Settings"
+    calib: "Settings"
+    scale: "Scale"
+    view: "LedView"
+    tune: sounds.Tune
+    fault: str | None
+    last_grams: float | None
+    alive: dict
+    wdt_started: bool
+    line: bytearray
+    redraw: asyncio.Event
+    timed: asyncio.Event
+    sounding: asyncio.Event
+    flow: "TurnFlow"
+    cal: object
+
     def __init__(self, data="/data", hw=None):
         # Built by gulo.boot (storage, settings, the game resumed or dealt, the hardware brought
         # up): code run once per boot, imported for it and forgotten (a .mpy sits in RAM).
