@@ -3,6 +3,7 @@
 # module's bytecode, constants and the console parser's (gulo.console) sit in RAM once imported.
 # gulo.calibration is imported later still, by the first calibration command.
 
+import binascii
 import gc
 
 from gulo import board, console
@@ -41,6 +42,8 @@ def command(nest, line):
         w = flow.weigher
         print(answer(cmd, id, grams=nest.last_grams, at_rest=w.at_rest, noise_g=w.noise_g(),
                      pole_seated=flow.pole_seated, hx711=nest.fault or "ok", mem_alloc=gc.mem_alloc()))
+    elif cmd == "io":
+        print(answer(cmd, id, **io_state(nest.hw)))
     elif cmd == "leds":
         _led_test(nest, args["pattern"])
         print(answer(cmd, id))
@@ -127,6 +130,25 @@ def _calibration(nest, cmd, args, id, now):
             cal.cancel()
             print(answer(cmd, id, saved=None))
         nest.handle(flow.resume(now, masses), now)
+
+
+def io_state(hw):
+    """The buttons' debounced states (True = pressed) by name, and the LED strip as last
+    written to it: `leds` is the RGB bytes of every LED in strip order as hex, read back from
+    the strip itself (a `leds` test pattern stays there until the picture changes), `cap` the
+    brightness cap every channel was scaled into (full scale on the host: value * 255 // cap)."""
+    strip = hw.strip
+    rgb = bytearray(3 * len(strip))
+    for i in range(len(strip)):
+        px = strip[i]  # the neopixel driver gives (r, g, b) back whatever its wire order
+        j = 3 * i
+        rgb[j] = px[0]
+        rgb[j + 1] = px[1]
+        rgb[j + 2] = px[2]
+    buttons = {}
+    for name, b in hw.buttons:
+        buttons[name] = b.state
+    return {"buttons": buttons, "leds": binascii.hexlify(rgb).decode(), "cap": board.LED_BRIGHTNESS_CAP}
 
 
 def _led_test(nest, pattern):

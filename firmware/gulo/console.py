@@ -19,6 +19,7 @@ COMMANDS = {
     "new": {"players": ("players", False), "variant": ("variant", False), "seed": ("int", False)},
     "press": {"button": ("button", True)},
     "sensors": {},
+    "io": {},
     "leds": {"pattern": ("pattern", True)},
     "buzz": {"freq": ("freq", True), "ms": ("ms", True)},
     "tare": {},
