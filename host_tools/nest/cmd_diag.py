@@ -2,11 +2,16 @@
 
 The board streams every load-cell sample (`{"cmd":"stream","on":true}` -> `{"ev":"sample",...}`
 lines, about 40 bytes x 80 SPS = 28 % of a 115200 line) and answers `sensors` twice a second
-(at rest, noise, pole, HX711 state); verdicts, buttons and the phase come from its events.
+(at rest, noise, pole, HX711 state); verdicts, button actions and the phase come from its events.
+Five times a second it answers `io`: the six buttons' debounced states and the LED strip as the
+board last wrote it (RGB hex, brightness-capped), shown as coloured blocks (docs/console-tools.md
+has the line budget of it all).
 
 On a terminal the view is redrawn in place with rich.live (already installed with the host
 tools): it repaints only what changed without flicker and copes with resizes, which a hand-made
-ANSI loop would have to reimplement. Off a terminal (a pipe, a test) one status line per second.
+ANSI loop would have to reimplement. Off a terminal (a pipe, a test) one status line and one LED
+line per second; the LED line gives each LED as a colour letter (see `LETTERS`) and as the exact
+hex the board holds.
 `--record` writes every sample as CSV `t_ms,grams`, the trace format `nest weigh --replay` reads.
 """
 
@@ -22,6 +27,13 @@ from nest.errors import NestError
 SPARK = "▁▂▃▄▅▆▇█"
 SPARK_S = 4.0      # seconds of weight in the sparkline
 SENSORS_S = 0.5    # how often the at-rest / noise / pole figures are asked for
+IO_S = 0.2         # how often the buttons and the LEDs are asked for (`io`, ~300 bytes an answer)
+BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")  # gulo.console's names, in the panel's order
+# Colour letters of the plain LED line, at full scale: the game's tiles (gulo.ledview.COLOURS),
+# white (the actor's blink), amber (waiting for the pole/eggs), cyan (a Gulo's status colour).
+LETTERS = {"G": (0, 200, 0), "Y": (210, 150, 0), "R": (220, 0, 0), "B": (0, 60, 230),
+           "P": (150, 0, 190), "W": (230, 230, 230), "A": (255, 110, 0), "C": (0, 180, 180)}
+DIM = 40           # below this full-scale level an LED is a glow ("-") or off (".")
 
 
 def add_parser(sub):
@@ -34,6 +46,49 @@ def add_parser(sub):
                    help="write every sample as CSV t_ms,grams (what `nest weigh --replay` reads)")
     p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
     return p
+
+
+def leds_rgb(io):
+    """The `io` answer's LEDs as [(r, g, b), ...] as the board drives them (0..cap)."""
+    raw = bytes.fromhex(io["leds"])
+    return [tuple(raw[i:i + 3]) for i in range(0, len(raw) - 2, 3)]
+
+
+def full_scale(rgb, cap):
+    """A brightness-capped colour scaled back to 0..255 (what the colour means, not its power)."""
+    return tuple(min(255, c * 255 // cap) for c in rgb) if cap else tuple(rgb)
+
+
+def letter(rgb, cap):
+    """One character for an LED: "." off, "-" a faint glow, else the nearest LETTERS colour."""
+    full = full_scale(rgb, cap)
+    if max(full) < DIM:
+        return "-" if max(rgb) else "."
+    top = max(full)
+    norm = [c * 255 / top for c in full]  # compare hues, not levels: a breathing LED is still G
+    return min(LETTERS, key=lambda k: sum((a - b) ** 2 for a, b in zip(norm, _norm(LETTERS[k]))))
+
+
+def _norm(rgb):
+    top = max(rgb)
+    return [c * 255 / top for c in rgb]
+
+
+def leds_plain(io):
+    """The plain LED line: a colour letter per LED, then every LED's hex as the board holds it."""
+    if not io.get("leds"):
+        return "leds     ?"
+    px = leds_rgb(io)
+    letters = "".join(letter(p, io.get("cap", 255)) for p in px)
+    return f"leds     {letters}  {' '.join(io['leds'][i:i + 6] for i in range(0, len(io['leds']), 6))}"
+
+
+def buttons_plain(io):
+    """The buttons in the panel's order, pressed ones in [brackets]."""
+    states = io.get("buttons")
+    if not states:
+        return "buttons  ?"
+    return "buttons  " + " ".join(f"[{b}]" if states.get(b) else b for b in BUTTONS)
 
 
 def sparkline(values, width=60):
@@ -58,6 +113,7 @@ class View:
         self.verdicts = collections.deque(maxlen=5)
         self.buttons = collections.deque(maxlen=3)
         self.last_event = ""
+        self.io = {}     # the last `io` answer: buttons and LEDs ({} before the first)
 
     def sample(self, t_ms, g):
         self.count += 1
@@ -94,9 +150,42 @@ class View:
             f"HX711 {s.get('hx711', '?')}",
             f"pole     {pole}      phase {self.phase or '?'} (what the LEDs show)",
             "verdicts " + (" | ".join(self.verdicts) or "-"),
-            "buttons  " + (" | ".join(self.buttons) or "-"),
+            buttons_plain(self.io),
+            leds_plain(self.io),
+            "actions  " + (" | ".join(self.buttons) or "-"),  # what the presses did
             "last     " + (self.last_event or "-"),
         ]
+
+    def rich(self):
+        """The view for a terminal: the plain lines with the pressed buttons highlighted and the
+        LED strip as blocks in their colours (scaled back from the cap, or they would look dark)."""
+        from rich.text import Text
+
+        out = Text()
+        for line in self.lines():
+            if line.startswith("buttons  ") and self.io.get("buttons"):
+                out.append("buttons  ")
+                for b in BUTTONS:
+                    if self.io["buttons"].get(b):
+                        out.append(f" {b} ", style="bold black on bright_yellow")
+                    else:
+                        out.append(f" {b} ", style="dim")
+                    out.append(" ")
+            elif line.startswith("leds     ") and self.io.get("leds"):
+                out.append("leds     ")
+                cap = self.io.get("cap", 255)
+                for i, p in enumerate(leds_rgb(self.io)):
+                    r, g, b = full_scale(p, cap)
+                    out.append("██" if max(p) else "··", style=f"rgb({r},{g},{b})" if max(p) else "dim")
+                    if i == len(self.io["leds"]) // 6 - 3:  # path | deck | status
+                        out.append(" ")
+                    elif i == len(self.io["leds"]) // 6 - 2:
+                        out.append(" ")
+            else:
+                out.append(line)
+            out.append("\n")
+        out.rstrip()
+        return out
 
 
 def run(args):
@@ -141,13 +230,23 @@ def run(args):
 def _loop(con, args, view, record, live):
     end = None if args.seconds is None else time.monotonic() + args.seconds
     next_sensors = 0.0
+    next_io = 0.0
+    has_io = True
     next_print = time.monotonic() + 1.0
     while end is None or time.monotonic() < end:
         now = time.monotonic()
         if now >= next_sensors:
             view.sensors = con.request("sensors")
             next_sensors = now + SENSORS_S
-        for ev in con.events(0.1):
+        if has_io and now >= next_io:
+            io = con.request("io", check=False)
+            if io.get("ok"):
+                view.io = io
+            else:  # firmware older than the io command: the rest of the view still works
+                has_io = False
+                view.last_event = f"no buttons/LEDs: the board says {io.get('error')} (nest deploy)"
+            next_io = now + IO_S
+        for ev in con.events(0.05):
             if ev.get("ev") == "sample":
                 view.sample(ev["t_ms"], ev["g"])
                 if record is not None:
@@ -155,9 +254,9 @@ def _loop(con, args, view, record, live):
             elif "re" not in ev:
                 view.event(ev)
         if live is not None:
-            from rich.text import Text
-
-            live.update(Text("\n".join(view.lines())))
+            live.update(view.rich())
         elif time.monotonic() >= next_print:
-            print(" | ".join(" ".join(view.lines()[i].split()) for i in (0, 2, 3)), flush=True)
+            lines = view.lines()
+            print(" | ".join(" ".join(lines[i].split()) for i in (0, 2, 3, 5)), flush=True)
+            print(lines[6], flush=True)
             next_print += 1.0
