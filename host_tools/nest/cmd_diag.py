@@ -37,10 +37,11 @@ DIM = 40           # below this full-scale level an LED is a glow ("-") or off (
 
 
 def add_parser(sub):
-    p = sub.add_parser("diag", help="live view of weight, stability, verdicts, pole, buttons",
+    p = sub.add_parser("diag", help="live view of weight, stability, verdicts, pole, buttons, LEDs",
                        description="A live view of the running nest: weight with a sparkline of the "
                                    "last seconds, stability (at rest, noise), the weigher's verdicts, "
-                                   "the pole, buttons and the phase the LEDs show. Ctrl-C ends it.")
+                                   "the pole, the phase, the buttons (pressed ones highlighted) and the "
+                                   "LED strip as the board drives it. Ctrl-C ends it.")
     p.add_argument("--port", help="serial port (default: the single board found)")
     p.add_argument("--record", metavar="FILE.csv",
                    help="write every sample as CSV t_ms,grams (what `nest weigh --replay` reads)")
