@@ -11,7 +11,7 @@ import time
 from gulo import sounds, store
 from gulo.gamestore import GameStore, Settings, forget
 from gulo.hx711 import Scale
-from gulo.ledview import LedView
+from gulo.ledview import LedView, brightness_cap
 from gulo.turnflow import TurnFlow
 from gulo.weigher import DEFAULT_MASSES, Weigher
 
@@ -32,7 +32,7 @@ def build(nest, data, hw):
     nest.config = Settings(data + "/config.json", CONFIG)
     nest.calib = Settings(data + "/calib.json", CALIBRATION)
     nest.scale = Scale(nest.calib.values["counts_per_g"], nest.calib.values["offset"])
-    nest.view = LedView()
+    nest.view = LedView(cap=brightness_cap(nest.config.values["brightness"]))
     nest.tune = sounds.Tune()
     nest.fault = None          # the HX711 fault being shown, or None
     nest.last_grams = None

@@ -7,6 +7,7 @@ import binascii
 import gc
 
 from gulo import board, console
+from gulo.ledview import brightness_cap
 from gulo.turnflow import CALIBRATE
 
 # Settings the `set` command accepts: key -> the test its value must pass.
@@ -71,6 +72,9 @@ def command(nest, line):
             return
         nest.config.values[key] = value
         nest.config.save()
+        if key == "brightness":
+            nest.view.cap = brightness_cap(value)
+            nest.changed()  # the lights redraw at the new brightness
         print(answer(cmd, id, settings=nest.config.values))
     elif cmd == "help":
         print(answer(cmd, id, commands=sorted(console.COMMANDS)))
@@ -148,7 +152,7 @@ def io_state(hw):
     buttons = {}
     for name, b in hw.buttons:
         buttons[name] = b.state
-    return {"buttons": buttons, "leds": binascii.hexlify(rgb).decode(), "cap": board.LED_BRIGHTNESS_CAP}
+    return {"buttons": buttons, "leds": binascii.hexlify(bytes(rgb)).decode(), "cap": board.LED_BRIGHTNESS_CAP}
 
 
 def _led_test(nest, pattern):

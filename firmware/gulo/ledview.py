@@ -31,6 +31,11 @@ ALARM_STATUS_MS = 2000  # the status LED stays red this long after an alarm
 FRAME_MS = 33    # ~30 fps while something moves
 
 
+def brightness_cap(percent):
+    """The cap for the brightness setting (0-100 %): never above the power budget's cap."""
+    return BRIGHTNESS_CAP * percent // 100
+
+
 class LedView:
     def __init__(self, count=board.LED_COUNT, cap=BRIGHTNESS_CAP):
         self.count = count

@@ -81,3 +81,16 @@ def test_a_drawn_deck_tile_is_shown():
     view = LedView()
     view.render(flow_for(g, "attempt"), 0)
     assert view.pixel(board.LED_DECK)[0] > 0 and view.pixel(board.LED_DECK)[2] == 0
+
+
+def test_the_brightness_setting_dims_every_led_within_the_cap():
+    from gulo.ledview import brightness_cap
+
+    g = game_with("GRYB")
+    play(g, "reveal", "take G")
+    full, half, dark = LedView(), LedView(cap=brightness_cap(50)), LedView(cap=brightness_cap(0))
+    for v in (full, half, dark):
+        v.render(flow_for(g), 0)
+    assert brightness_cap(100) == BRIGHTNESS_CAP
+    assert max(half.buf) < max(full.buf) and max(half.buf) >= max(full.buf) // 2 - 1
+    assert max(dark.buf) == 0
