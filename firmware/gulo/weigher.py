@@ -14,7 +14,9 @@
 # ESP32's single-precision floats never matter and the host gives bit-identical results):
 # 1. median of 3 removes single-sample spikes (HX711 read glitches);
 # 2. the sensor noise is learned at rest as a running median of |dx| between raw samples (0.954
-#    sigma for gaussian noise): a hand's tremor or a spike can only nudge it a step at a time;
+#    sigma for gaussian noise): a hand's tremor or a spike can only nudge it a step at a time.
+#    At start it is learned quickly from the median-filtered samples, and only from a calm nest
+#    (a moving window starts the learning again; after 3 s a never-calm cell is taken as it is);
 # 3. IDLE: the settled level tracks slow drift and creep (auto-zero) and so does the learned
 #    weight of the full nest; a step beyond max(0.5 g, 5 sigma) starts a disturbance (BUSY);
 # 4. BUSY: a 100 ms window's standard deviation is compared with a noise-scaled threshold: a hand
@@ -52,6 +54,9 @@ _FAR = const(250)      # cg: a sample this far from the window's mean is still m
 _T_HOLD = const(400)   # ms: calm at one level for longer than this may be a held egg
 _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
 _N_INIT = const(24)    # samples to learn noise and level at start (300 ms)
+# ms after which the start takes the first quiet window even if the cell never stayed calm (a
+# noisy cell must still be learned; it is the firmware's to show that as a fault)
+_T_INIT_MAX = const(3000)
 _CLAMP = const(3000)   # window deviations are clipped to 30 g (keeps every product a small int)
 _S = const(16)         # fixed point: levels are kept in 1/16 of a centigram
 # t_ms may be time.ticks_ms(), which wraps at 2**30: differences are taken modulo that
@@ -107,6 +112,7 @@ class Weigher:
         self.busy_since = -1   # t_ms the current disturbance began, -1 at rest
         self._t_far = 0
         self._t_settle = 0
+        self._t_init = -1      # t_ms of the first sample the start learns from
         self._t_last = 0
         self._last16 = 0
         self.events = 0
@@ -190,11 +196,7 @@ class Weigher:
         d = x - x1
         if d < 0:
             d = -d
-        if self._state == _INIT:
-            # a quick start: mean |dx| scaled to the median's (0.845 for gaussian noise)
-            if n > 0:
-                self._mad16 += (d * 27 // 2 - self._mad16) >> (2 if n < 8 else 4)
-        elif self._state == _IDLE:
+        if self._state == _IDLE:
             # then a running median of |dx|: a hand's tremor or a spike can move it only a
             # step at a time, so a touch never teaches the weigher that the cell is noisy
             step = (self._mad16 >> 5) + 1
@@ -215,6 +217,14 @@ class Weigher:
             self._n = n + 1   # only counts the start (an ever-growing int would allocate)
         buf = self._buf
         i = self._i
+        if self._state == _INIT and n > 0:
+            # a quick start: mean |dy| of the spike-free (median of 3) samples, scaled to the
+            # median |dx| of raw gaussian noise (E|dy| = 0.397 sigma, median |dx| = 0.954 sigma).
+            # Raw |dx| let one spike in the first samples pass for seconds of loud noise.
+            d = y - buf[i - 1]
+            if d < 0:
+                d = -d
+            self._mad16 += (d * 77 // 2 - self._mad16) >> (2 if n < 8 else 4)
         buf[i] = y
         i += 1
         if i == _W:
@@ -237,7 +247,8 @@ class Weigher:
         var_w2 = _W * s2 - s1 * s1           # variance * W^2 (cg^2)
         mean16 = ref * _S + s1 * _S // _W
         dev = y * _S - mean16
-        if dev > _FAR * _S or dev < -_FAR * _S:
+        far = dev > _FAR * _S or dev < -_FAR * _S
+        if far:
             self._t_far = t_ms
         sig = self._sigma16()
         q = (_QA * sig // 10 + _QB * _S) // _S   # quiet: sd <= 1.0 sigma + 0.05 g, at least _QMIN
@@ -245,6 +256,20 @@ class Weigher:
             q = _QMIN
         quiet = var_w2 <= _W * _W * q * q
         if self._state == _INIT:
+            # The start learns from a calm nest only. A board that boots while the nest still
+            # moves (a hand pressing the pole in, a ring-down) would otherwise take the motion
+            # for noise: an inflated sigma keeps it at rest through the next hand, whose weight
+            # the auto-zero then follows into the level (a green egg weighed as purple). A
+            # window that moves once the buffer holds only samples of this try starts the
+            # learning again, noise included; so does a sample far from the window's mean (a
+            # motion from the very start has already inflated the noise that judges quiet).
+            if self._t_init < 0:
+                self._t_init = t_ms
+            late = ((t_ms - self._t_init + _HALF) & _WRAP) - _HALF > _T_INIT_MAX
+            if self._n > _W and (far or not quiet) and not late:
+                self._n = 1
+                self._mad16 = 0
+                return None
             if self._n >= _N_INIT and quiet:
                 self._level16 = mean16
                 full16 = mean16 if self._pole_now else mean16 + self._pole16
