@@ -152,7 +152,8 @@ def io_state(hw):
     buttons = {}
     for name, b in hw.buttons:
         buttons[name] = b.state
-    return {"buttons": buttons, "leds": binascii.hexlify(bytes(rgb)).decode(), "cap": board.LED_BRIGHTNESS_CAP}
+    leds = binascii.hexlify(bytes(rgb)).decode()
+    return {"buttons": buttons, "leds": leds, "cap": board.LED_BRIGHTNESS_CAP}
 
 
 def _led_test(nest, pattern):
