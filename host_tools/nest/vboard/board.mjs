@@ -38,6 +38,30 @@ const worker = new Worker(path.join(HERE, "input_worker.cjs"),
   { workerData: { serial: serialRing, control: controlRing, signal: signalSab } });
 
 // ---- board state that outlives a VM (a reset keeps the world, the flash and the wiring) ----
+// Timers armed by Python through `js.setTimeout` (the port's asyncio arms one for a pending sleep)
+// belong to the VM that armed them: a reset or a power cut kills that VM, so they go with it.
+// Left alone, one fires later and runs the dead VM's code, which takes the board's inputs and
+// control requests meant for the new VM (the power-cut drill: lost events, "board busy").
+const vmTimers = new Set();
+let vmTimerDepth = 0;  // > 0 while a VM timer's callback runs Python
+const nodeSetTimeout = globalThis.setTimeout;
+const nodeClearTimeout = globalThis.clearTimeout;
+globalThis.setTimeout = function (fn, ms, ...args) {
+  if (!(board.inVm || vmTimerDepth) || typeof fn !== "function") return nodeSetTimeout(fn, ms, ...args);
+  const t = nodeSetTimeout((...a) => {
+    vmTimers.delete(t);
+    vmTimerDepth++;
+    try { return fn(...a); } finally { vmTimerDepth--; }
+  }, ms, ...args);
+  vmTimers.add(t);
+  return t;
+};
+globalThis.clearTimeout = function (t) { vmTimers.delete(t); return nodeClearTimeout(t); };
+function dropVmTimers() {
+  for (const t of vmTimers) nodeClearTimeout(t);
+  vmTimers.clear();
+}
+
 const board = {
   vm: null,
   inVm: 0,               // >0 while Python runs (hooks may then throw a reset through the VM)
@@ -345,6 +369,7 @@ const ROM_TEXT = (cause) => {
 // kind: "power" (first start / power back), "hard" (reset pin, machine.reset, WDT), "soft" (Ctrl-D)
 async function boot(kind, cause) {
   board.rebooting = true;
+  dropVmTimers();
   try {
     if (board.vm) {
       try { board.files = snapshot(board.vm.FS); } catch (e) { /* keep the previous snapshot */ }
@@ -525,6 +550,7 @@ function resetFromOutside(r) {
     // the app runs (the mirror is otherwise only written at boot and from the REPL)
     try { syncFlash(); } catch (e) { /* best effort */ }
     board.off = true;
+    dropVmTimers();  // the VM dies with the power, its timers with it
     board.pending.length = 0;
     out.len = 0; // bytes still in the UART die with the power
     board.wdt = null;
