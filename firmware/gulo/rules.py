@@ -4,8 +4,6 @@
 # host and on CPython (the `nest` tool replays logs with it). Every action is checked; an illegal
 # one raises RuleError and leaves the game exactly as it was.
 
-import sys
-
 PATH_COLOURS = "GYRB"
 EGG_COLOURS = "GYRBP"
 JUNIOR = "J"
@@ -34,14 +32,10 @@ def full_nest():
 # imports it for the call and forgets it again (a .mpy's bytecode sits in RAM: heap budget).
 def _rulebook():
     from gulo import rulebook
+    from gulo.gamestore import forget  # loaded at boot anyway; a no-op on the host
 
-    if sys.implementation.name == "micropython":
-        import gulo
-
-        for name in ("rulebook", "prng"):
-            sys.modules.pop("gulo." + name, None)
-            if hasattr(gulo, name):
-                delattr(gulo, name)
+    forget("gulo.rulebook")
+    forget("gulo.prng")
     return rulebook
 
 
