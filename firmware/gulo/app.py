@@ -284,7 +284,7 @@ class Nest:
 
                         command(self, bytes(self.line))
                         self.line = bytearray()
-                        self.changed()  # a command may change the game, the flow or the LEDs
+                        self.changed()  # a command may change the game, the flow or the LEDs (brightness)
                 elif len(self.line) <= _MAX_LINE:
                     self.line.extend(ch)
             await asyncio.sleep_ms(20)

@@ -73,8 +73,7 @@ def command(nest, line):
         nest.config.values[key] = value
         nest.config.save()
         if key == "brightness":
-            nest.view.cap = brightness_cap(value)
-            nest.changed()  # the lights redraw at the new brightness
+            nest.view.cap = brightness_cap(value)  # drawn by the redraw after every console line
         print(answer(cmd, id, settings=nest.config.values))
     elif cmd == "help":
         print(answer(cmd, id, commands=sorted(console.COMMANDS)))
