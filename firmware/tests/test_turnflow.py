@@ -27,6 +27,11 @@ class Bench:
         return [n["outcome"] for n in self.notes
                 if "outcome" in n and n["outcome"]["event"] in ("success", "alarm")]
 
+    def judged(self):
+        """Run past a hand's move (800 ms) and the confirmation window: the verdicts so far."""
+        self.run(800 + CONFIRM_MS + 500)
+        return self.verdicts()
+
 
 def started():
     b = Bench()
@@ -97,8 +102,7 @@ def test_a_game_resumed_mid_round_accepts_the_nest_without_the_eggs_in_the_bag()
     b = started()
     b.flow.button("reveal", b.t)
     b.grams -= 10.0
-    b.run(800 + CONFIRM_MS + 500)
-    assert b.verdicts()[0]["event"] == "success"
+    assert b.judged()[0]["event"] == "success"
     game = b.flow.game
     assert game.nest["G"] == 4
     resumed = Bench()
@@ -108,8 +112,7 @@ def test_a_game_resumed_mid_round_accepts_the_nest_without_the_eggs_in_the_bag()
     assert resumed.flow.phase == PICK and resumed.flow.prompt is None, resumed.notes
     resumed.flow.button("reveal", resumed.t)
     resumed.grams -= 16.0  # the path's next tile is red: a red egg leaves
-    resumed.run(800 + CONFIRM_MS + 500)
-    v = resumed.verdicts()
+    v = resumed.judged()
     assert len(v) == 1 and v[0]["event"] == "success", resumed.notes
 
 
@@ -135,8 +138,7 @@ def test_calibration_pauses_verdicts_and_resume_relearns_the_nest():
     b.run(1500)
     assert b.flow.phase == ATTEMPT and b.flow.game.demand == demand
     b.grams -= {"G": 10.0, "P": 12.0, "Y": 14.0, "R": 16.0, "B": 18.0}[demand]
-    b.run(800 + CONFIRM_MS + 500)
-    v = b.verdicts()
+    v = b.judged()
     assert len(v) == 1 and v[0]["event"] == "success", b.notes
 
 

@@ -95,12 +95,7 @@ def test_a_cell_that_never_calms_is_still_learned():
     # start must not wait for one forever (the firmware shows the noise as a fault)
     world = NestWorld(seed=5)
     world.noisy = True
-    w = Weigher()
-    learned = None
-    for t in world.sample_times(0, 6000):
-        w.feed(t, world.grams(t))
-        if learned is None and w.ready:
-            learned = t
+    w, learned = _learn(world, 6000)
     assert learned is not None and learned <= 3500, learned
     assert w.noise_g() > 1.0
 
@@ -109,13 +104,19 @@ def test_a_quiet_start_learns_as_quickly_as_before():
     for seed in (1, 2, 3):
         world = NestWorld(seed=seed)
         world.spikes = False
-        w = Weigher()
-        learned = None
-        for t in world.sample_times(0, 1000):
-            w.feed(t, world.grams(t))
-            if learned is None and w.ready:
-                learned = t
+        w, learned = _learn(world, 1000)
         # 24 samples at 80 SPS: 300 ms (a rare noisy window may cost a restart)
         assert learned is not None and learned <= 700, (seed, learned)
         assert abs(w.level_g() - world.clean_grams(learned)) < 0.3
         assert 0.02 < w.noise_g() < 0.4
+
+
+def _learn(world, until_ms):
+    """A fresh weigher fed `world` from 0 to until_ms: (weigher, t_ms it became ready or None)."""
+    w = Weigher()
+    learned = None
+    for t in world.sample_times(0, until_ms):
+        w.feed(t, world.grams(t))
+        if learned is None and w.ready:
+            learned = t
+    return w, learned
