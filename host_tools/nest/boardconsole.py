@@ -24,6 +24,19 @@ BAUD = 115200
 PROBE_S = 3.0  # how long a running app may take to answer `status` (it polls the console every 20 ms)
 
 
+def json_line(raw):
+    """One line the app printed (bytes, no newline) as (the JSON object or None, its text).
+
+    Anything that is not a JSON object (a traceback, the boot banner, a bare number) gives None with
+    its text; a blank line gives (None, "")."""
+    text = raw.decode("utf-8", "replace").strip()
+    try:
+        obj = json.loads(text) if text else None
+    except ValueError:
+        obj = None
+    return (obj if isinstance(obj, dict) else None), text
+
+
 class BoardConsole:
     def __init__(self, serial_port, name="the board"):
         self.ser = serial_port
@@ -75,16 +88,11 @@ class BoardConsole:
             nl = self.buf.find(b"\n")
             if nl >= 0:
                 raw, self.buf = self.buf[:nl], self.buf[nl + 1:]
-                text = raw.decode("utf-8", "replace").strip()
-                if not text:
-                    continue
-                try:
-                    obj = json.loads(text)
-                except ValueError:
-                    obj = None
-                if isinstance(obj, dict):
+                obj, text = json_line(raw)
+                if obj is not None:
                     return obj
-                self.other.append(text)
+                if text:
+                    self.other.append(text)
                 continue
             if time.monotonic() >= deadline:
                 # a prompt has no newline: keep it visible for the REPL diagnosis

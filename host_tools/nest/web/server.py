@@ -29,6 +29,7 @@ from aiohttp import WSMsgType, web
 
 from gulo import board as pins
 from gulo import ledview
+from nest.boardconsole import json_line
 from nest.errors import NestError
 from nest.vboard import ControlClient, VirtualBoard
 from nest.world import HANDS
@@ -173,15 +174,11 @@ class NestSession:
             buf += data
             *lines, buf = buf.split(b"\n")
             for raw in lines:
-                text = raw.decode("utf-8", "replace").strip()
-                if not text:
-                    continue
-                try:
-                    obj = json.loads(text)
-                except ValueError:
+                obj, text = json_line(raw)
+                if obj is None:
+                    if not text:
+                        continue
                     obj = {"ev": "serial", "text": text}  # a traceback, the boot lines
-                if not isinstance(obj, dict):
-                    obj = {"ev": "serial", "text": text}
                 if obj.get("ev") == "ready":
                     self._ready.set()
                 if self.loop is not None:
