@@ -30,6 +30,7 @@ from aiohttp import WSMsgType, web
 from gulo import board as pins
 from gulo import ledview
 from nest.boardconsole import json_line
+from nest.boardlink import BoardLink
 from nest.errors import NestError
 from nest.vboard import ControlClient, VirtualBoard
 from nest.world import HANDS
@@ -136,15 +137,11 @@ class NestSession:
         return self
 
     def _install_main(self):
-        from mpremote.transport_serial import SerialTransport  # mpremote's own raw-REPL transport
-
-        t = SerialTransport(self.board.port, baudrate=115200)
-        try:
-            t.enter_raw_repl(soft_reset=False)
-            t.fs_writefile("main.py", (FIRMWARE / "main.py").read_bytes())
-            t.exit_raw_repl()
-        finally:
-            t.close()
+        # The raw REPL as `nest deploy` enters it (no soft reset; a NestError if the port is held or
+        # the board does not answer); closing the link leaves the raw REPL.
+        with BoardLink.open(self.board.port) as link:
+            link.enter_raw()
+            link.t.fs_writefile("main.py", (FIRMWARE / "main.py").read_bytes())
 
     def stop(self):
         self._stop.set()
