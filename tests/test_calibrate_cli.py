@@ -44,6 +44,18 @@ class Wizard:
         self.proc.stdin.write((text + "\n").encode())
         self.proc.stdin.flush()
 
+    def tare_and_reference(self, ctl):
+        """The wizard's first two steps: the bowl tared as it is, then a 200 g reference put on
+        (it is still on the scale after)."""
+        self.expect("Take every egg out of the bowl")
+        self.answer("")                   # the virtual bowl keeps its eggs: tare zeroes what is there
+        self.expect("reference mass in grams")
+        self.answer("200")
+        self.expect("Put the 200 g weight on the bowl")
+        ctl.load(grams=200)
+        time.sleep(SETTLE_S)
+        self.answer("")
+
     def finish(self, timeout=30):
         rest, err = self.proc.communicate(timeout=timeout)
         self.out += rest
@@ -64,14 +76,7 @@ def test_the_wizard_measures_the_worlds_eggs_and_saves_them(nest_board):
     assert before["phase"] == "attempt"
 
     w = Wizard(nest_board)
-    w.expect("Take every egg out of the bowl")
-    w.answer("")                        # the virtual bowl keeps its eggs: tare zeroes what is there
-    w.expect("reference mass in grams")
-    w.answer("200")
-    w.expect("Put the 200 g weight on the bowl")
-    ctl.load(grams=200)
-    time.sleep(SETTLE_S)
-    w.answer("")
+    w.tare_and_reference(ctl)
     previous = ("grams", 200, 1)
     for colour, n in EGGS:
         w.expect("eggs on the empty bowl: how many")
@@ -112,14 +117,7 @@ def test_classes_that_are_not_separable_are_refused_and_nothing_changes(nest_boa
     fresh_game(nest_board, seed=12)
     old, _ = board_masses(nest_board)
     w = Wizard(nest_board)
-    w.expect("Take every egg out of the bowl")
-    w.answer("")
-    w.expect("reference mass in grams")
-    w.answer("200")
-    w.expect("Put the 200 g weight on the bowl")
-    ctl.load(grams=200)
-    time.sleep(SETTLE_S)
-    w.answer("")
+    w.tare_and_reference(ctl)
     w.expect("put green eggs")
     ctl.load(grams=-200)
     ctl.load(colour="G", count=2)
