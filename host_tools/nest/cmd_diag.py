@@ -65,8 +65,7 @@ def letter(rgb, cap):
     full = full_scale(rgb, cap)
     if max(full) < DIM:
         return "-" if max(rgb) else "."
-    top = max(full)
-    norm = [c * 255 / top for c in full]  # compare hues, not levels: a breathing LED is still G
+    norm = _norm(full)  # compare hues, not levels: a breathing LED is still G
     return min(LETTERS, key=lambda k: sum((a - b) ** 2 for a, b in zip(norm, _norm(LETTERS[k]))))
 
 
