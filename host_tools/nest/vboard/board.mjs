@@ -610,10 +610,10 @@ process.on("unhandledRejection", (e) => {
 });
 process.on("uncaughtException", (e) => {
   if (e instanceof BoardReset) { onReset(e); return; }
-  // The port's asyncio keeps a JS timer per pending sleep; a power cut kills the VM but not its
-  // timers, and one firing later runs `_run_iter` against the next VM (NameError: _task_queue).
-  // An ESP32 has no such leftovers: drop the stale callback instead of dying (found by the
-  // power-cut drill: the board went silent and stopped answering its control channel).
+  // A backstop: the port's asyncio keeps a JS timer per pending sleep, and a dead VM's timer that
+  // fired later ran `_run_iter` against the next VM (NameError: _task_queue; the power-cut drill's
+  // board went silent). dropVmTimers() now clears a VM's timers when it dies, so this should not
+  // fire; if a timer escapes that bookkeeping, its stale callback is dropped instead of exiting.
   if (e && e.name === "PythonError" && /listOnTimeout|processTimers/.test(e.stack || "")) {
     process.stderr.write(`vboard: ignored a stale VM timer: ${String(e.message).split("\n").slice(-2).join(" ")}\n`);
     return;
