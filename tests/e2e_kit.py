@@ -14,7 +14,6 @@ into the nest") are answered like a family at the table would, unless `auto` is 
 
 import contextlib
 import json
-import random
 import shutil
 import threading
 import time
@@ -25,7 +24,7 @@ from vboard_fixtures import Console, mpremote
 
 from gulo import store
 from gulo.gamelog import LogError, read_log
-from gulo.rules import Game
+from gulo.rules import NEST_FULL, Game
 from nest.vboard import VirtualBoard
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,9 +183,8 @@ class NestUnderTest:
                     at += 500
 
     def _bag(self):
-        full = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}
-        nest = self.game.nest if self.game else full
-        return {c: full[c] - nest[c] for c in full if full[c] > nest[c]}
+        nest = self.game.nest if self.game else NEST_FULL
+        return {c: NEST_FULL[c] - nest[c] for c in NEST_FULL if NEST_FULL[c] > nest[c]}
 
     def press_until_action(self, name, timeout=30.0):
         """Hold a button until the board reports the action it leads to, then let go: a short
@@ -343,7 +341,7 @@ def stage_game(nest, tmp_dir, actions, players, variant, seed):
     path = Path(tmp_dir) / "staged-game.log"
     store.save(str(path), text)
     nest.close()
-    if nest.ctl.world()["nest"] != {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}:
+    if nest.ctl.world()["nest"] != NEST_FULL:
         back = nest.ctl.pour_back()   # the nest full while the board boots
         time.sleep((back["until_ms"] - back["t_ms"]) / 1000 + 0.5)
     mpremote(nest.board, "fs", "cp", str(path), ":/data/game.log")
@@ -357,14 +355,7 @@ def stage_game(nest, tmp_dir, actions, players, variant, seed):
     return game
 
 
-def rng_for(seed):
-    return random.Random(seed)
-
-
 # ---- power cuts ----------------------------------------------------------------------------------
-FULL = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}
-
-
 def cut_and_check(nest, rng, seed):
     """One power cut at a random instant of play; returns a dict of what was seen.
 
@@ -439,20 +430,21 @@ def put_back_lost_egg(nest, rng):
     if t > world["t_ms"]:
         time.sleep((t - world["t_ms"]) / 1000 + 0.2)
         world = nest.ctl.world()
-    lost = {c: nest.game.nest[c] - world["nest"][c] for c in FULL if nest.game.nest[c] > world["nest"][c]}
+    lost = {c: nest.game.nest[c] - world["nest"][c] for c in NEST_FULL
+            if nest.game.nest[c] > world["nest"][c]}
     if not lost:
         return 0
-    if any(world["nest"][c] > nest.game.nest[c] for c in FULL):
+    if any(world["nest"][c] > nest.game.nest[c] for c in NEST_FULL):
         raise Mismatch(f"the nest holds {world['nest']}, the resumed game {nest.game.nest}")
     # off long enough to pour every egg back (at most 1.9 s) and take the bag's out again (a
     # roll lasts at most 250 ms), then power on
-    plan_ms = 2300 + 300 * sum(FULL[c] - nest.game.nest[c] for c in FULL)
+    plan_ms = 2300 + 300 * sum(NEST_FULL[c] - nest.game.nest[c] for c in NEST_FULL)
     nest.raise_on_boot = False
     nest.ctl.power_cut(off_ms=plan_ms)
     back = nest.ctl.pour_back()
     at = back["until_ms"] - back["t_ms"] + 100
-    for c in FULL:
-        for _ in range(FULL[c] - nest.game.nest[c]):
+    for c in NEST_FULL:
+        for _ in range(NEST_FULL[c] - nest.game.nest[c]):
             nest.ctl.drop(c, in_ms=at)
             at += 300
     ready = nest.after_boot(timeout=30 + plan_ms / 1000)
