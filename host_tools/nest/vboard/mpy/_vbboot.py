@@ -15,6 +15,10 @@ def install():
     _patch_time()
     _patch_os()
     _patch_asyncio()
+    # binascii is built into the ESP32's firmware (C, no heap); on this port it is a frozen
+    # Python module that allocates when imported: imported now, so it counts with the shims.
+    import binascii  # noqa: F401
+
     import _vbhw  # noqa: F401
     import _vbselect
     import machine  # noqa: F401  (kept in sys.modules: the shim files are deleted after boot)

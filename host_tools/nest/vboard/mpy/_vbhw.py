@@ -32,10 +32,22 @@ PULL_UP = 2
 IRQ_RISING = 1
 IRQ_FALLING = 2
 
-mode = {}      # pin -> mode
-pull = {}      # pin -> pull
-latch = {}     # pin -> output value
-irqs = {}      # pin -> [handler, trigger, pin object, last level]
+# The ESP32's GPIOs (what machine.Pin accepts).
+GPIOS = tuple(n for n in range(40) if n not in (20, 24, 28, 29, 30, 31))
+
+# Pin state. On the ESP32 it lives in the GPIO registers and in static tables (the Pin objects,
+# the IRQ handlers): configuring or arming a pin allocates nothing. So it is all allocated here,
+# for every GPIO, when the board powers up, and the heap the firmware is measured by (the shims'
+# share taken off: docs/firmware-budgets.md) holds only what the firmware itself allocates.
+mode = {n: -1 for n in GPIOS}    # pin -> mode, -1 = never configured
+pull = {n: -1 for n in GPIOS}    # pin -> pull, -1 = none set
+latch = {n: 0 for n in GPIOS}    # pin -> output value
+IRQ_RECORDS = {n: [None, 0, None, 0] for n in GPIOS}  # [handler, trigger, pin object, last level]
+irqs = {}      # pin -> its IRQ_RECORDS entry, armed pins only (scanned often: kept short)
+for _n in GPIOS:  # sized for every GPIO now (a MicroPython dict keeps its table when emptied)
+    irqs[_n] = None
+for _n in GPIOS:
+    del irqs[_n]
 timers = []    # [due_ms, period_ms or 0, callback, timer object]
 
 _world = NestWorld(seed=_vbjs.seed(), sps=HX711_SPS)
@@ -244,7 +256,7 @@ def scan_in_ms():
                 if tc > now:
                     due = min(due, tc)
                     break
-        elif pin in mode and mode[pin] == OUT:
+        elif mode.get(pin) == OUT:
             return SCAN_MS  # an output watched by its own IRQ: follow it closely
     for rec in timers:
         due = min(due, rec[0])
@@ -262,7 +274,7 @@ def _report_memory(now):
         _vbjs.mem(gc.mem_alloc())
 
 
-_dout_seen = {}  # DOUT pin -> the HX711's ready_at at the last scan
+_dout_seen = {d: None for d in DOUTS}  # DOUT pin -> the HX711's ready_at at the last scan
 # Pins other than the reed and DOUT (buttons) change only by a control request (which bumps the
 # bridge's inputs_version) or by the firmware's own configure/write (which resets this): while
 # neither happened they need no rescan, and a scan of the idle firmware stays cheap.

@@ -30,10 +30,14 @@ class Pin:
     DRIVE_2 = 2
     DRIVE_3 = 3
 
-    def __init__(self, id, mode=-1, pull=-1, *, value=None, drive=None, hold=None):
-        if not isinstance(id, int) or not (0 <= id <= 39) or id in (20, 24, 28, 29, 30, 31):
+    def __new__(cls, id, *args, **kw):
+        # As on the ESP32 (machine_pin_obj_table): one static object per GPIO, so Pin(n)
+        # returns the same object every time and allocates nothing.
+        if not isinstance(id, int) or id not in _PINS:
             raise ValueError("invalid pin")
-        self._id = id
+        return _PINS[id]
+
+    def __init__(self, id, mode=-1, pull=-1, *, value=None, drive=None, hold=None):
         self.init(mode, pull, value=value)
 
     def init(self, mode=-1, pull=-1, *, value=None, drive=None, hold=None):
@@ -62,11 +66,22 @@ class Pin:
         if handler is None:
             _vbhw.irqs.pop(self._id, None)
         else:
-            _vbhw.irqs[self._id] = [handler, trigger, self, _vbhw.level(self._id)]
+            rec = _vbhw.IRQ_RECORDS[self._id]  # static, as the ESP32's handler table
+            rec[0] = handler
+            rec[1] = trigger
+            rec[2] = self
+            rec[3] = _vbhw.level(self._id)
+            _vbhw.irqs[self._id] = rec
         return self
 
     def __repr__(self):
         return f"Pin({self._id})"
+
+
+_PINS = {}
+for _n in _vbhw.GPIOS:
+    _PINS[_n] = object.__new__(Pin)
+    _PINS[_n]._id = _n
 
 
 class Signal:
