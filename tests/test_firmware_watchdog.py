@@ -31,11 +31,6 @@ def firmware_heap(board):
     return heap - shims
 
 
-@pytest.mark.xfail(strict=True, reason="measured ~45.8 KB with the firmware as .mpy (bytecode in RAM; "
-                   "60.5 -> 56.7 -> 48.8 -> 46.4 KB with gulo.calibration, gulo.commands/console, "
-                   "gulo.gamelog, gulo.rulebook and gulo.boot loaded on demand, -> 45.8 KB with "
-                   "gulo.boot's resume and settings forgotten after boot): over the 40 KB budget "
-                   "until the modules are frozen (docs/firmware-budgets.md)")
 def test_heap_after_boot_is_within_the_budget(vboard_factory, tmp_path):
     board = vboard_factory()
     deploy_mpy(board, tmp_path)

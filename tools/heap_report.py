@@ -36,7 +36,7 @@ from nest.vboard import VirtualBoard  # noqa: E402
 # forgotten again after use on the board).
 MODULES = ("board", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
            "store", "gamestore", "hardware", "app",
-           "boot", "prng", "rulebook", "gamelog", "console", "commands", "calibration")
+           "wiring", "boot", "prng", "rulebook", "gamelog", "console", "commands", "calibration")
 BOOT, MEASURE = HEAP_BOOT, HEAP_MEASURE  # the heap test's own measurement
 
 

@@ -28,7 +28,6 @@ from micropython import const
 from gulo import sounds
 from gulo.gamestore import forget
 from gulo.hx711 import READY_TIMEOUT_MS, Silence
-from gulo.rules import Game
 from gulo.turnflow import CONFIRM, WON
 
 # For the type-checker only (firmware/mypy.ini: always_true = TYPE_CHECKING): the classes of the
@@ -127,22 +126,13 @@ class Nest:
         self.tune.play(tune, t_ms)
         self.sounding.set()
 
-    def _new_game(self, players, variant, seed):
-        if seed is None:
-            seed = int.from_bytes(machine.unique_id(), "little") ^ time.ticks_diff(time.ticks_us(), 0)
-            seed &= 0x3FFFFFFF
-        game = Game.new(players, variant, seed)
-        self.store.start(game, seed)
-        return game
-
     def start_game(self, players, variant, seed, t_ms):
-        self.store.finish()
-        game = self._new_game(players, variant, seed)
-        self.config.values["players"] = players
-        self.config.values["variant"] = variant
-        self.config.save()
-        self.handle(self.flow.new_game(game, t_ms), t_ms)
-        self.emit({"ev": "state", "state": game.state()})
+        """Archive the running game and start a new one (seed None: a fresh one). Rare: the code
+        is in gulo.newgame, imported for the call and forgotten (a .mpy sits in RAM)."""
+        from gulo import newgame
+
+        forget("gulo.newgame")
+        newgame.start(self, players, variant, seed, t_ms)
 
     # ---- tasks -------------------------------------------------------------------------------------
 
@@ -309,11 +299,22 @@ def _exception(loop, context):
     sys.exit()
 
 
+def _wiring(step, *args):
+    # gulo.wiring's arm or deinit: once per boot each, so the module is imported for the call
+    # and forgotten again (a .mpy's bytecode sits in RAM).
+    from gulo import wiring
+
+    try:
+        getattr(wiring, step)(*args)
+    finally:
+        forget("gulo.wiring")
+
+
 async def main(nest):
     loop = asyncio.get_event_loop()
     loop.set_exception_handler(_exception)
     reed, buttons, hx = asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag()
-    nest.hw.arm(reed, buttons, hx)  # IRQ handlers that only set these flags
+    _wiring("arm", nest.hw, reed, buttons, hx)  # IRQ handlers that only set these flags
     tasks = [nest.sampler(hx), nest.pole(reed), nest.buttons(buttons), nest.ticker(), nest.lights(),
              nest.sound(), nest.console(), nest.watchdog()]
     await asyncio.gather(*tasks)
@@ -329,7 +330,7 @@ def run(data="/data"):
         print(json.dumps({"ev": "stopped"}))
     finally:
         if nest is not None:
-            nest.hw.deinit()
+            _wiring("deinit", nest.hw)
             if nest.wdt_started:
                 # The ESP32's watchdog cannot be stopped, only slowed: give the REPL a day.
                 machine.WDT(timeout=24 * 3600 * 1000)

@@ -24,9 +24,12 @@ def build(nest, data, hw):
 
     nest.clock = Clock()
     if hw is None:
-        from gulo.hardware import Hardware  # machine: only on the board (the tests bring their own)
+        from gulo import wiring  # machine: only on the board (the tests bring their own)
 
-        hw = Hardware(time, nest.clock.now())
+        try:
+            hw = wiring.build(time, nest.clock.now())
+        finally:
+            forget("gulo.wiring")
     nest.hw = hw
     nest.store = GameStore(data)
     nest.config = Settings(data + "/config.json", CONFIG)
@@ -50,7 +53,10 @@ def build(nest, data, hw):
     for name in nest.store.leftovers:
         nest.emit({"ev": "recovered", "file": name})
     if game is None:
-        game = nest._new_game(nest.config.values["players"], nest.config.values["variant"], None)
+        from gulo import newgame
+
+        forget("gulo.newgame")
+        game = newgame.deal(nest, nest.config.values["players"], nest.config.values["variant"])
         resumed = False
     else:
         resumed = True

@@ -56,9 +56,9 @@ def command(nest, line):
     elif cmd == "masses":
         print(answer(cmd, id, masses=flow.weigher.masses))
     elif cmd == "logs":
-        print(answer(cmd, id, logs=nest.store.logs()))
+        print(answer(cmd, id, logs=_archive().logs(nest.store)))
     elif cmd == "log":
-        text = nest.store.log_text(args["name"])
+        text = _archive().log_text(nest.store, args["name"])
         if text is None:
             print(console.refusal(cmd, id, "log: no log named %s" % args["name"]))
         else:
@@ -90,6 +90,7 @@ def _calibration(nest, cmd, args, id, now):
     """The calibration steps (gulo.calibration). While a session is open the flow sits in
     the CALIBRATE phase, so weight changes are never egg events; done/cancel relearn the
     nest (the eggs went around) and the game goes on from SETTLE."""
+    from gulo import calibration
     from gulo.calibration import Calibration, CalibrationError
 
     cal = nest.cal
@@ -113,7 +114,7 @@ def _calibration(nest, cmd, args, id, now):
         else:
             cal.measure(cmd, id, (args["colour"], args.get("count", 1)))
     elif args["step"] == "start":
-        if not flow.pause_for_calibration():
+        if not calibration.pause(flow):
             raise CalibrationError("calibration: an egg is being judged; try again in a moment")
         print(answer(cmd, id, **cal.start()))
     elif args["step"] == "check":
@@ -132,7 +133,7 @@ def _calibration(nest, cmd, args, id, now):
         else:
             cal.cancel()
             print(answer(cmd, id, saved=None))
-        nest.handle(flow.resume(now, masses), now)
+        nest.handle(calibration.resume(flow, now, masses), now)
 
 
 def io_state(hw):
@@ -163,3 +164,12 @@ def _led_test(nest, pattern):
         for c in range(3):
             buf[3 * i + c] = rgb[c] * cap // 255
     nest.hw.show(buf)
+
+
+def _archive():
+    # The finished games' code, for this request only (gulo.archive; a .mpy sits in RAM).
+    from gulo import archive
+    from gulo.gamestore import forget
+
+    forget("gulo.archive")
+    return archive

@@ -1,14 +1,13 @@
-# The running game, finished games, config and calibration on flash, through gulo.store's atomic,
-# checksummed files. After every action the whole log is rewritten atomically (a few KB at most),
-# so a power cut at any instant loses at most the action in flight and never leaves a torn log.
+# The running game, finished games (gulo.archive), config and calibration on flash, through
+# gulo.store's atomic, checksummed files. After every action the whole log is rewritten
+# atomically (a few KB at most), so a power cut at any instant loses at most the action in
+# flight and never leaves a torn log.
 
 import json
 import os
 import sys
 
 from gulo import store
-
-KEEP_GAMES = 20  # finished games kept on flash; the oldest go first
 
 
 def _mkdir(path):
@@ -70,29 +69,12 @@ class GameStore:
         store.save(self.current, "\n".join(self.lines) + "\n")
 
     def finish(self):
-        """Archive the running game (won, or abandoned for a new one) under games/."""
-        if len(self.lines) < 2:
-            return None  # nothing was played: not worth a file
-        names = self.logs()
-        n = int(names[-1].split(".")[0]) + 1 if names else 1
-        name = "%04d.jsonl" % n
-        store.save(self.games + "/" + name, "\n".join(self.lines) + "\n")
-        for old in names[:max(0, len(names) + 1 - KEEP_GAMES)]:
-            os.remove(self.games + "/" + old)
-        return name
+        """Archive the running game (won, or abandoned for a new one) under games/: its name, or
+        None if nothing was played. (Once per game: in gulo.archive, imported for the call.)"""
+        from gulo import archive
 
-    # ---- finished games ----------------------------------------------------------------------------
-
-    def logs(self):
-        return sorted([n for n in os.listdir(self.games) if n.endswith(".jsonl")])
-
-    def log_text(self, name):
-        """A finished game's log as text; None if there is no such log. (CorruptFile if damaged.)"""
-        if name == "current":
-            return "\n".join(self.lines) + "\n" if self.lines else None
-        if name not in self.logs():
-            return None
-        return store.load(self.games + "/" + name).decode()
+        forget("gulo.archive")
+        return archive.finish(self)
 
 
 class Settings:

@@ -7,8 +7,8 @@
 # never falls: the module's pull-up or a broken wire) is a fault, and so is a saturated reading.
 #
 # The Pin objects come from the caller (gulo.hardware builds them from gulo.board); `clock` is the
-# `time` module on the board and a fake in tests, and `critical` a (disable, enable) pair, by
-# default machine.disable_irq/enable_irq where it exists.
+# `time` module on the board and a fake in tests, and `critical` a (disable, enable) pair: on the
+# board machine.disable_irq/enable_irq (gulo.wiring passes them), in tests none.
 
 try:
     from micropython import const
@@ -37,20 +37,19 @@ class HX711Fault(Exception):
         self.cell = cell
 
 
-def _no_irq_guard():
-    try:
-        import machine
-        return machine.disable_irq, machine.enable_irq
-    except ImportError:  # CPython
-        return (lambda: None), (lambda state: None)
+def _no_guard(state=None):
+    return 0
+
+
+_NO_GUARD = (_no_guard, _no_guard)  # tests: no interrupts to hold off
 
 
 class HX711:
-    def __init__(self, sck, douts, clock, critical=None):
+    def __init__(self, sck, douts, clock, critical=_NO_GUARD):
         self.sck = sck
         self.douts = tuple(douts)
         self.clock = clock
-        self._disable, self._enable = critical or _no_irq_guard()
+        self._disable, self._enable = critical
         self.values = [0] * len(self.douts)  # last raw reading per cell, allocated once
         self._discard = 0
         self.power_up()

@@ -51,10 +51,6 @@ class LedView:
         b[j + 1] = rgb[1] * k // 65025
         b[j + 2] = rgb[2] * k // 65025
 
-    def pixel(self, i):
-        j = 3 * i
-        return (self.buf[j], self.buf[j + 1], self.buf[j + 2])
-
     def tile_led(self, k):
         """The LED index of path tile k (1-based)."""
         return board.LED_PATH_FIRST + k - 1

@@ -1,21 +1,19 @@
 # The parts of the rules (gulo.rules) the device needs only now and then: the deal and the
 # set-up check (a new game, or a game log read at boot) and the state as one ordered JSON line
-# (host tools and tests). gulo.rules imports this module for each call and, on MicroPython,
+# (host tools and tests), the legal actions (host tools and tests) and the box's tiles, players and
+# variants. gulo.rules imports this module for each call and, on MicroPython,
 # forgets it again, so its bytecode does not stay in RAM for the whole game.
 
 from gulo.prng import XorShift32, shuffle
-from gulo.rules import (
-    DECK_SIZE,
-    EGG_COLOURS,
-    JUNIOR,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    PATH_COLOURS,
-    PATH_LENGTH,
-    TILES,
-    VARIANTS,
-    RuleError,
-)
+from gulo.rules import ALARM_CAUSES, EGG_COLOURS, JUNIOR, PATH_COLOURS, RuleError
+
+VARIANTS = ("standard", "fast")
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+PATH_LENGTH = 19
+DECK_SIZE = 5
+# 23 path tiles: 6 green, 6 yellow, 6 red, 5 blue (Gulo junior comes on top of these).
+TILES = {"G": 6, "Y": 6, "R": 6, "B": 5}
 
 
 def check_setup(players, variant, path, deck):
@@ -80,3 +78,22 @@ def state_json(game):
     parts.append('"nest": {%s}' % ", ".join(['"%s": %d' % (c, s["nest"][c]) for c in EGG_COLOURS]))
     parts.append('"winner": %s' % _json_value(s["winner"]))
     return "{" + ", ".join(parts) + "}"
+
+
+def legal_actions(game):
+    """Game.legal_actions: every action legal now, as log actions (dicts)."""
+    if game.winner is not None:
+        return []
+    if game.demand is None:
+        acts = [{"do": "reveal"}] if game.can_reveal() else []
+        if not game.on_last_tile():
+            for c in game.colours_ahead():
+                acts.append({"do": "choose", "colour": c})
+        return acts
+    acts = []
+    for c in EGG_COLOURS:
+        if game.nest[c] > 0:
+            acts.append({"do": "take", "egg": c})
+    for cause in ALARM_CAUSES:
+        acts.append({"do": "alarm", "cause": cause})
+    return acts

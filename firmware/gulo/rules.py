@@ -8,13 +8,7 @@ PATH_COLOURS = "GYRB"
 EGG_COLOURS = "GYRBP"
 JUNIOR = "J"
 PURPLE = "P"
-VARIANTS = ("standard", "fast")
-MIN_PLAYERS = 2
-MAX_PLAYERS = 6
-PATH_LENGTH = 19
-DECK_SIZE = 5
-# 23 path tiles: 6 green, 6 yellow, 6 red, 5 blue (Gulo junior comes on top of these).
-TILES = {"G": 6, "Y": 6, "R": 6, "B": 5}
+# The box's tiles, the players and the variants are gulo.rulebook's (the deal, the set-up check).
 NEST_FULL = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}
 ALARM_CAUSES = ("pole", "egg")
 
@@ -98,22 +92,9 @@ class Game:
                 and (self.on_last_tile() or self.revealed < len(self.path)))
 
     def legal_actions(self):
-        """Every action legal now, as log actions (dicts): what the buttons may offer."""
-        if self.winner is not None:
-            return []
-        if self.demand is None:
-            acts = [{"do": "reveal"}] if self.can_reveal() else []
-            if not self.on_last_tile():
-                for c in self.colours_ahead():
-                    acts.append({"do": "choose", "colour": c})
-            return acts
-        acts = []
-        for c in EGG_COLOURS:
-            if self.nest[c] > 0:
-                acts.append({"do": "take", "egg": c})
-        for cause in ALARM_CAUSES:
-            acts.append({"do": "alarm", "cause": cause})
-        return acts
+        """Every action legal now, as log actions (dicts): what the buttons may offer. (For the
+        host tools and tests: in gulo.rulebook, like the deal.)"""
+        return _rulebook().legal_actions(self)
 
     # --- actions ------------------------------------------------------------------------------
     # Each returns an outcome dict (what happened, for the LEDs, the buzzer and the console).

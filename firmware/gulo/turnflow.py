@@ -14,11 +14,12 @@
 #            turns the success into an EGG ALARM
 #   WON      the game is over
 #   MENU     players / variant / new game (the menu button)
-#   CALIBRATE  a calibration is open (gulo.calibration): weights on the bowl are test weights and
-#            eggs going around, never egg events; the pole and the buttons change nothing.
-#            resume() relearns the nest and goes on from SETTLE (or WON).
+#   CALIBRATE  a calibration is open (gulo.calibration's pause and resume: the phase changes are
+#            there, loaded only for a calibration): weights on the bowl are test weights and eggs
+#            going around, never egg events; the pole and the buttons change nothing. Leaving it
+#            relearns the nest and goes on from SETTLE (or WON).
 
-from gulo.rules import EGG_COLOURS, NEST_FULL, Game, RuleError
+from gulo.rules import EGG_COLOURS, NEST_FULL, RuleError
 from gulo.weigher import Weigher
 
 SETTLE = "settle"
@@ -104,10 +105,14 @@ class TurnFlow:
     def button(self, name, t_ms):
         if name not in BUTTONS:
             return [{"error": "unknown button %r" % (name,)}]
-        if name == "menu":
-            return self._menu_button(t_ms)
-        if self.phase == MENU:
-            return self._menu_choice(name, t_ms)
+        if name == "menu" or self.phase == MENU:
+            # The menu is rare in play: its code (gulo.menu) is imported for the press and
+            # forgotten again (a .mpy's bytecode sits in RAM).
+            from gulo import menu
+            from gulo.gamestore import forget
+
+            forget("gulo.menu")
+            return menu.press(self, name)
         if self.phase != PICK:
             return [{"refused": name, "phase": self.phase, "why": self._why_not()}]
         if name == "reveal":
@@ -159,30 +164,6 @@ class TurnFlow:
         self.prompt = what
         return [{"prompt": what}]
 
-    # ---- calibration ------------------------------------------------------------------------------
-
-    def pause_for_calibration(self):
-        """Enter CALIBRATE: verdicts pause. False (nothing changes) while an egg is judged."""
-        if self.phase == CONFIRM:
-            return False
-        if self.phase != CALIBRATE:
-            self.menu = {}
-            self.back = WON if self.phase == WON else SETTLE
-            self.phase = CALIBRATE
-            self.prompt = None
-        return True
-
-    def resume(self, t_ms, masses=None):
-        """Leave CALIBRATE (a calibration done, with its egg `masses`, or cancelled): the eggs
-        went around, so the weigher learns the nest anew and the game goes on from SETTLE."""
-        if self.phase != CALIBRATE:
-            return []
-        if masses is not None:
-            self.weigher.set_masses(masses)
-        self.phase = self.back
-        self.relearn()
-        return self.tick(t_ms)
-
     def _why_not(self):
         if self.phase == CALIBRATE:
             return "calibrating"
@@ -216,37 +197,6 @@ class TurnFlow:
             notes += self._maybe_ready(t_ms)
         return notes
 
-    # ---- the menu --------------------------------------------------------------------------------------
-
-    def _menu_button(self, t_ms):
-        if self.phase == MENU:
-            self.phase = self.menu["back"]
-            self.menu = {}
-            return [{"menu": "closed"}]
-        if self.phase == CONFIRM:
-            return [{"refused": "menu", "why": "an egg is being judged"}]
-        if self.phase == CALIBRATE:
-            return [{"refused": "menu", "why": "calibrating"}]
-        self.menu = {"players": self.game.players, "variant": self.game.variant, "back": self.phase}
-        self.phase = MENU
-        return [{"menu": self._menu_view()}]
-
-    def _menu_view(self):
-        return {"players": self.menu["players"], "variant": self.menu["variant"]}
-
-    def _menu_choice(self, name, t_ms):
-        # G / Y: fewer / more players; R: the other variant; reveal: a new game with these.
-        m = self.menu
-        if name == "G":
-            m["players"] = max(2, m["players"] - 1)
-        elif name == "Y":
-            m["players"] = min(6, m["players"] + 1)
-        elif name == "R":
-            m["variant"] = "fast" if m["variant"] == "standard" else "standard"
-        elif name == "reveal":
-            return [{"new_game": self._menu_view()}]
-        return [{"menu": self._menu_view()}]
-
     def new_game(self, game, t_ms):
         """Start `game` (built by the board with a fresh seed): the nest must be full first."""
         self.game = game
@@ -256,8 +206,3 @@ class TurnFlow:
         self.prompt = None
         self.phase = SETTLE
         return [{"started": {"players": game.players, "variant": game.variant}}] + self._maybe_ready(t_ms)
-
-
-def start(players=2, variant="standard", seed=1, masses=None):
-    """A flow for a new game (the board restores running games from their log instead)."""
-    return TurnFlow(Game.new(players, variant, seed), Weigher(masses))

@@ -1,6 +1,7 @@
 # Helpers for the rules tests: build games with a chosen deal. Plain MicroPython, like the tests.
 
-from gulo.rules import PATH_COLOURS, TILES, Game
+from gulo.rulebook import TILES
+from gulo.rules import PATH_COLOURS, Game
 
 
 def tiles_left(used):

@@ -1,6 +1,8 @@
 # The running game, its archive and the settings on flash.
 
-from gulo.gamestore import KEEP_GAMES, GameStore, Settings
+from gulo import archive
+from gulo.archive import KEEP_GAMES
+from gulo.gamestore import GameStore, Settings
 from gulo.rules import state_json
 
 from gamekit import game_with
@@ -55,10 +57,10 @@ def test_finished_games_are_archived_and_the_oldest_dropped():
     d, gs, g = played_store()
     names = [gs.finish() for _ in range(KEEP_GAMES + 2)]
     assert names[0] == "0001.jsonl"
-    logs = gs.logs()
+    logs = archive.logs(gs)
     assert len(logs) == KEEP_GAMES and logs[0] == "0003.jsonl"
-    assert gs.log_text(logs[-1]).startswith('{"setup"')
-    assert gs.log_text("nope.jsonl") is None
+    assert archive.log_text(gs, logs[-1]).startswith('{"setup"')
+    assert archive.log_text(gs, "nope.jsonl") is None
 
 
 def test_settings_fall_back_to_defaults_when_damaged():

@@ -190,8 +190,8 @@ COUNTS_PER_G = 420.0     # the default calibration (gulo.app); only the noise fi
 
 HW_SETUP = """
 import time, json
-from gulo.hardware import Hardware
-_hw = Hardware(time, time.ticks_ms())
+from gulo import wiring
+_hw = wiring.build(time, time.ticks_ms())
 """
 HX_CHECK = """
 from gulo.hx711 import HX711Fault
@@ -213,7 +213,7 @@ print(json.dumps(_hw.reed_pin.value()))
 
 def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT_BAUD):
     """Self-test of the real peripherals; a TestReport (one result per check). Needs the firmware
-    deployed (it drives them with gulo.hardware, the app's own drivers)."""
+    deployed (it drives them with gulo.wiring, the app's own drivers)."""
     report = TestReport()
 
     def record(name, ok, error=""):
@@ -255,7 +255,7 @@ def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT
         heard = yes("Do you hear the buzzer?")
         link.exec("_hw.buzzer.duty_u16(0)")
         record("buzzer", heard, "")
-        link.exec("_hw.deinit()")
+        link.exec("wiring.deinit(_hw)")
         link.soft_reset_to_main()
     say(report.line())
     return report
