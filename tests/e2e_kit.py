@@ -22,7 +22,7 @@ from pathlib import Path
 import serial
 from vboard_fixtures import Console, mpremote
 
-from gulo import store
+from gulo import store, storeread
 from gulo.gamelog import LogError, read_log
 from gulo.rules import NEST_FULL, Game
 from nest.vboard import VirtualBoard
@@ -458,7 +458,7 @@ def put_back_lost_egg(nest, rng):
 
 def check_flash(flash_dir):
     """Every file the firmware keeps under /data on the board's flash folder, read back with the
-    firmware's own readers (gulo.store, gulo.gamelog): a damaged one raises Mismatch. A `.tmp` is a
+    firmware's own readers (gulo.storeread, gulo.gamelog): a damaged one raises Mismatch. A `.tmp` is a
     write the cut interrupted (the firmware removes it at boot); `.tmp-vb` is the virtual board's
     own mirror copy in progress. Returns how many files were read."""
     data = Path(flash_dir) / "data"
@@ -469,10 +469,10 @@ def check_flash(flash_dir):
         if path.name.endswith(".bad"):
             raise Mismatch(f"{path}: a file the firmware set aside as damaged")
         try:
-            body = store.load(str(path))
+            body = storeread.load(str(path))
             if path.name == "game.log" or path.suffix == ".jsonl":
                 read_log([t for t in body.decode().split("\n") if t])
-        except (store.CorruptFile, LogError) as e:
+        except (storeread.CorruptFile, LogError) as e:
             raise Mismatch(f"{path}: {e}") from e
         n += 1
     return n

@@ -32,11 +32,12 @@ from gulo.rules import Game, deal  # noqa: E402
 from nest.vboard import VirtualBoard  # noqa: E402
 
 # Import order: every module after the ones it imports, so each diff is that module alone.
-# The modules loaded at boot, then the ones loaded on demand (boot, prng, rulebook and gamelog are
-# forgotten again after use on the board).
+# The modules loaded at boot, then the ones loaded on demand (all but console, commands and
+# calibration are forgotten again after use on the board).
 MODULES = ("board", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
            "store", "gamestore", "hardware", "app",
-           "wiring", "boot", "prng", "rulebook", "gamelog", "console", "commands", "calibration")
+           "wiring", "storeread", "boot", "prng", "rulebook", "gamelog", "newgame", "menu", "archive",
+           "console", "commands", "calibration")
 BOOT, MEASURE = HEAP_BOOT, HEAP_MEASURE  # the heap test's own measurement
 
 

@@ -91,6 +91,7 @@ class Nest:
             boot.build(self, data, hw)
         finally:
             forget("gulo.boot")
+            forget("gulo.storeread")  # the files' reader: only at boot and on console requests
 
     # ---- output ----------------------------------------------------------------------------------
 

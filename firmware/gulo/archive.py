@@ -34,4 +34,8 @@ def log_text(gs, name):
         return "\n".join(gs.lines) + "\n" if gs.lines else None
     if name not in logs(gs):
         return None
-    return store.load(gs.games + "/" + name).decode()
+    from gulo.gamestore import forget
+    from gulo.storeread import load
+
+    forget("gulo.storeread")
+    return load(gs.games + "/" + name).decode()

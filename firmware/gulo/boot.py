@@ -8,7 +8,7 @@ import json
 import os
 import time
 
-from gulo import sounds, store
+from gulo import sounds, storeread
 from gulo.gamestore import GameStore, Settings, forget
 from gulo.hx711 import Scale
 from gulo.ledview import LedView, brightness_cap
@@ -68,8 +68,8 @@ def build(nest, data, hw):
 def resume(gs):
     """GameStore.resume: the game on flash read back through its log (see there)."""
     try:
-        data = store.load(gs.current)
-    except store.CorruptFile as e:
+        data = storeread.load(gs.current)
+    except storeread.CorruptFile as e:
         _set_aside(gs)
         return None, "game log damaged (%s): kept as game.bad" % e.reason
     if data is None:
@@ -111,8 +111,8 @@ def load_settings(path, defaults):
     """Settings(path, defaults): (values, problem); a damaged file falls back to the defaults."""
     values = dict(defaults)
     try:
-        data = store.load(path)
-    except store.CorruptFile as e:
+        data = storeread.load(path)
+    except storeread.CorruptFile as e:
         return values, "%s damaged (%s): defaults used" % (path, e.reason)
     if data is None:
         return values, None

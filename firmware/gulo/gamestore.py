@@ -37,7 +37,10 @@ class GameStore:
         _mkdir(folder)
         _mkdir(self.games)
         self.lines = []
-        self.leftovers = store.remove_leftovers(folder) + store.remove_leftovers(self.games)
+        # Once per boot (the reader, gulo.storeread, is forgotten after boot: heap).
+        from gulo.storeread import remove_leftovers
+
+        self.leftovers = remove_leftovers(folder) + remove_leftovers(self.games)
 
     # ---- the running game ------------------------------------------------------------------------
 

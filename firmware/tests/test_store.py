@@ -2,7 +2,8 @@
 
 import os
 
-from gulo.store import CorruptFile, load, remove_leftovers, save
+from gulo.store import save
+from gulo.storeread import CorruptFile, load, remove_leftovers
 
 from gamekit import raises
 from scratch import scratch_dir

@@ -38,8 +38,9 @@ const worker = new Worker(path.join(HERE, "input_worker.cjs"),
   { workerData: { serial: serialRing, control: controlRing, signal: signalSab } });
 
 // ---- board state that outlives a VM (a reset keeps the world, the flash and the wiring) ----
-// Timers armed by Python through `js.setTimeout` (the port's asyncio arms one for a pending sleep)
-// belong to the VM that armed them: a reset or a power cut kills that VM, so they go with it.
+// Timers armed by Python through `js.setTimeout` (the port's asyncio armed one for a pending sleep
+// until _vbboot._patch_asyncio gave its task queue a scheduler that arms none) belong to the VM
+// that armed them: a reset or a power cut kills that VM, so they go with it.
 // Left alone, one fires later and runs the dead VM's code, which takes the board's inputs and
 // control requests meant for the new VM (the power-cut drill: lost events, "board busy").
 const vmTimers = new Set();
