@@ -1,8 +1,8 @@
-# The parts of the rules (gulo.rules) the device needs only now and then: the deal and the
-# set-up check (a new game, or a game log read at boot) and the state as one ordered JSON line
-# (host tools and tests), the legal actions (host tools and tests) and the box's tiles, players and
-# variants. gulo.rules imports this module for each call and, on MicroPython,
-# forgets it again, so its bytecode does not stay in RAM for the whole game.
+# The parts of the rules (gulo.rules) the device needs only now and then: the box's tiles, the
+# players and the variants; the deal and the set-up check (a new game, or a game log read at
+# boot); and, for the host tools and tests, the state as one ordered JSON line and the legal
+# actions. gulo.rules imports this module for each call and, on MicroPython, forgets it again,
+# so its bytecode does not stay in RAM for the whole game.
 
 from gulo.prng import XorShift32, shuffle
 from gulo.rules import ALARM_CAUSES, EGG_COLOURS, JUNIOR, PATH_COLOURS, RuleError
