@@ -263,6 +263,22 @@ function stdinByte() {
 // ---- the module the shims inside the VM call (registered as `_vbjs`) ----
 const t0 = performance.now();
 let sleptUs = 0;
+
+// The CPU time the board's code had, in us. process.cpuUsage() counts every thread of this
+// process (V8's compiler and GC threads too) and moves in scheduler ticks: between two calls a few
+// us apart it was seen to jump by 7.2 ms, which made an HX711 clock pulse look longer than the
+// power-down time (a garbled reading in `nest test --hardware`, 1 CI run). Each step is therefore
+// capped by the wall time of the same step: never more than really went by, and still nothing for
+// the time the host preempted us.
+let cpuLast = 0, wallLast = 0, cpuUs = 0;
+function boardCpuUs() {
+  const u = process.cpuUsage();
+  const cpu = u.user + u.system, wall = performance.now() * 1000;
+  if (wallLast) cpuUs += Math.max(0, Math.min(cpu - cpuLast, wall - wallLast));
+  cpuLast = cpu;
+  wallLast = wall;
+  return cpuUs;
+}
 const jsApi = {
   config: () => JSON.stringify(cfg.hw || {}),
   seed: () => cfg.seed || 1,
@@ -273,7 +289,7 @@ const jsApi = {
   ticks_us: () => Math.floor((performance.now() - t0) * 1000) & 0x3fffffff,
   // Time the board really had: CPU time plus time blocked in sleeps, but not time the host
   // preempted us (a noisy machine must not stretch an HX711 clock pulse into a power-down).
-  board_us: () => { const u = process.cpuUsage(); return Math.floor(u.user + u.system + sleptUs) % 1e9; },
+  board_us: () => Math.floor(boardCpuUs() + sleptUs) % 1e9,
   busy_us: (us) => { const end = performance.now() + us / 1000; while (performance.now() < end) { /* ESP32 busy-waits short delays too */ } },
   // Blocks without spinning; returns 1 early if input or a control request came (the caller
   // rescans pins and lets a KeyboardInterrupt land), 0 when the time is up.
