@@ -26,7 +26,7 @@ import machine
 from micropython import const
 
 from gulo import sounds
-from gulo.gamestore import forget
+from gulo.gamestore import borrow, forget
 from gulo.hx711 import READY_TIMEOUT_MS, Silence
 from gulo.turnflow import CONFIRM, WON
 
@@ -90,8 +90,10 @@ class Nest:
         try:
             boot.build(self, data, hw)
         finally:
+            # Forgotten only now (not borrowed): Settings() and GameStore.resume() import
+            # gulo.boot by name during the build. Its reader of the files goes with it.
             forget("gulo.boot")
-            forget("gulo.storeread")  # the files' reader: only at boot and on console requests
+            forget("gulo.storeread")
 
     # ---- output ----------------------------------------------------------------------------------
 
@@ -130,10 +132,7 @@ class Nest:
     def start_game(self, players, variant, seed, t_ms):
         """Archive the running game and start a new one (seed None: a fresh one). Rare: the code
         is in gulo.newgame, imported for the call and forgotten (a .mpy sits in RAM)."""
-        from gulo import newgame
-
-        forget("gulo.newgame")
-        newgame.start(self, players, variant, seed, t_ms)
+        borrow("newgame").start(self, players, variant, seed, t_ms)
 
     # ---- tasks -------------------------------------------------------------------------------------
 
@@ -300,22 +299,11 @@ def _exception(loop, context):
     sys.exit()
 
 
-def _wiring(step, *args):
-    # gulo.wiring's arm or deinit: once per boot each, so the module is imported for the call
-    # and forgotten again (a .mpy's bytecode sits in RAM).
-    from gulo import wiring
-
-    try:
-        getattr(wiring, step)(*args)
-    finally:
-        forget("gulo.wiring")
-
-
 async def main(nest):
     loop = asyncio.get_event_loop()
     loop.set_exception_handler(_exception)
     reed, buttons, hx = asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag()
-    _wiring("arm", nest.hw, reed, buttons, hx)  # IRQ handlers that only set these flags
+    borrow("wiring").arm(nest.hw, reed, buttons, hx)  # IRQ handlers that only set these flags
     tasks = [nest.sampler(hx), nest.pole(reed), nest.buttons(buttons), nest.ticker(), nest.lights(),
              nest.sound(), nest.console(), nest.watchdog()]
     await asyncio.gather(*tasks)
@@ -331,7 +319,7 @@ def run(data="/data"):
         print(json.dumps({"ev": "stopped"}))
     finally:
         if nest is not None:
-            _wiring("deinit", nest.hw)
+            borrow("wiring").deinit(nest.hw)
             if nest.wdt_started:
                 # The ESP32's watchdog cannot be stopped, only slowed: give the REPL a day.
                 machine.WDT(timeout=24 * 3600 * 1000)

@@ -34,8 +34,6 @@ def log_text(gs, name):
         return "\n".join(gs.lines) + "\n" if gs.lines else None
     if name not in logs(gs):
         return None
-    from gulo.gamestore import forget
-    from gulo.storeread import load
+    from gulo.gamestore import borrow
 
-    forget("gulo.storeread")
-    return load(gs.games + "/" + name).decode()
+    return borrow("storeread").load(gs.games + "/" + name).decode()

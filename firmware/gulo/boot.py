@@ -9,7 +9,7 @@ import os
 import time
 
 from gulo import sounds, storeread
-from gulo.gamestore import GameStore, Settings, forget
+from gulo.gamestore import GameStore, Settings, borrow
 from gulo.hx711 import Scale
 from gulo.ledview import LedView, brightness_cap
 from gulo.turnflow import TurnFlow
@@ -24,12 +24,8 @@ def build(nest, data, hw):
 
     nest.clock = Clock()
     if hw is None:
-        from gulo import wiring  # machine: only on the board (the tests bring their own)
-
-        try:
-            hw = wiring.build(time, nest.clock.now())
-        finally:
-            forget("gulo.wiring")
+        # gulo.wiring imports machine: only on the board (the tests bring their own hardware)
+        hw = borrow("wiring").build(time, nest.clock.now())
     nest.hw = hw
     nest.store = GameStore(data)
     nest.config = Settings(data + "/config.json", CONFIG)
@@ -53,10 +49,7 @@ def build(nest, data, hw):
     for name in nest.store.leftovers:
         nest.emit({"ev": "recovered", "file": name})
     if game is None:
-        from gulo import newgame
-
-        forget("gulo.newgame")
-        game = newgame.deal(nest, nest.config.values["players"], nest.config.values["variant"])
+        game = borrow("newgame").deal(nest, nest.config.values["players"], nest.config.values["variant"])
         resumed = False
     else:
         resumed = True
@@ -79,15 +72,12 @@ def resume(gs):
         lines.pop()
     # The log's reader (gulo.gamelog) is only needed here, once per boot: it is imported now
     # and dropped again, so its bytecode (a .mpy sits in RAM) is not kept for the whole game.
-    from gulo import gamelog
-
+    gamelog = borrow("gamelog")
     try:
         game = gamelog.read_log(lines)
     except gamelog.LogError as e:
         _set_aside(gs)
         return None, "game log unreadable (%s): kept as game.bad" % e
-    finally:
-        forget("gulo.gamelog")
     gs.lines = lines
     return game, None
 

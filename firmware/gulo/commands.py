@@ -7,6 +7,7 @@ import binascii
 import gc
 
 from gulo import board, console
+from gulo.gamestore import borrow
 from gulo.ledview import brightness_cap
 from gulo.turnflow import CALIBRATE
 
@@ -56,9 +57,9 @@ def command(nest, line):
     elif cmd == "masses":
         print(answer(cmd, id, masses=flow.weigher.masses))
     elif cmd == "logs":
-        print(answer(cmd, id, logs=_archive().logs(nest.store)))
+        print(answer(cmd, id, logs=borrow("archive").logs(nest.store)))
     elif cmd == "log":
-        text = _archive().log_text(nest.store, args["name"])
+        text = borrow("archive").log_text(nest.store, args["name"])
         if text is None:
             print(console.refusal(cmd, id, "log: no log named %s" % args["name"]))
         else:
@@ -91,13 +92,13 @@ def _calibration(nest, cmd, args, id, now):
     the CALIBRATE phase, so weight changes are never egg events; done/cancel relearn the
     nest (the eggs went around) and the game goes on from SETTLE."""
     from gulo import calibration
-    from gulo.calibration import Calibration, CalibrationError
+    from gulo.calibration import CalibrationError
 
     cal = nest.cal
     if cal is None:
         # The calibration stands in for the scale from now on, so its measurements see
         # every raw sample (it updates the Scale's offset and counts_per_g when done).
-        cal = nest.cal = Calibration(nest.calib.values, nest.scale, print, nest.clock.now)
+        cal = nest.cal = calibration.Calibration(nest.calib.values, nest.scale, print, nest.clock.now)
         nest.scale = cal  # same grams(raw) as a Scale
     flow = nest.flow
     answer = console.answer
@@ -164,12 +165,3 @@ def _led_test(nest, pattern):
         for c in range(3):
             buf[3 * i + c] = rgb[c] * cap // 255
     nest.hw.show(buf)
-
-
-def _archive():
-    # The finished games' code, for this request only (gulo.archive; a .mpy sits in RAM).
-    from gulo import archive
-    from gulo.gamestore import forget
-
-    forget("gulo.archive")
-    return archive

@@ -29,6 +29,17 @@ def forget(name):
         delattr(sys.modules[package], attr)
 
 
+def borrow(name):
+    """gulo.<name> for code the board runs only now and then: imported and at once forgotten
+    (see forget), so its bytecode is freed once the caller is done with it. Not for a module
+    that is imported again by name while it runs (gulo.boot: gulo.app.Nest forgets it after)."""
+    full = "gulo." + name
+    __import__(full)
+    module = sys.modules[full]
+    forget(full)
+    return module
+
+
 class GameStore:
     def __init__(self, folder="/data"):
         self.folder = folder
@@ -74,10 +85,7 @@ class GameStore:
     def finish(self):
         """Archive the running game (won, or abandoned for a new one) under games/: its name, or
         None if nothing was played. (Once per game: in gulo.archive, imported for the call.)"""
-        from gulo import archive
-
-        forget("gulo.archive")
-        return archive.finish(self)
+        return borrow("archive").finish(self)
 
 
 class Settings:

@@ -25,11 +25,10 @@ def full_nest():
 # new game, or when a log is read at boot) and state_json is for the host tools, so the device
 # imports it for the call and forgets it again (a .mpy's bytecode sits in RAM: heap budget).
 def _rulebook():
-    from gulo import rulebook
-    from gulo.gamestore import forget  # loaded at boot anyway; a no-op on the host
+    from gulo.gamestore import borrow, forget  # loaded at boot anyway; no-ops on the host
 
-    forget("gulo.rulebook")
-    forget("gulo.prng")
+    rulebook = borrow("rulebook")
+    forget("gulo.prng")  # rulebook's own import
     return rulebook
 
 

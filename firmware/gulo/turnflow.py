@@ -108,11 +108,9 @@ class TurnFlow:
         if name == "menu" or self.phase == MENU:
             # The menu is rare in play: its code (gulo.menu) is imported for the press and
             # forgotten again (a .mpy's bytecode sits in RAM).
-            from gulo import menu
-            from gulo.gamestore import forget
+            from gulo.gamestore import borrow
 
-            forget("gulo.menu")
-            return menu.press(self, name)
+            return borrow("menu").press(self, name)
         if self.phase != PICK:
             return [{"refused": name, "phase": self.phase, "why": self._why_not()}]
         if name == "reveal":
