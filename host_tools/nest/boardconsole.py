@@ -7,7 +7,9 @@ that id, and keeps every other line (events) in order for whoever follows them (
 
 Opening the port does not reset the board: DTR and RTS are set inactive before the port opens (on
 an ESP32 DevKit they drive EN and GPIO0 through the auto-reset transistors), so a running game
-goes on. The commands that use this client are monitor, diag, calibrate and logs.
+goes on. The port is taken with the exclusive lock every nest command takes (nest.portlock), so
+`nest monitor` and `nest deploy` cannot talk over each other. The commands that use this client
+are monitor, diag, calibrate and logs.
 
     with BoardConsole.open(port) as con:     # NestError if the board does not speak JSON lines
         con.request("status")                # the answer dict; NestError if ok is false
@@ -48,19 +50,11 @@ class BoardConsole:
 
     @classmethod
     def open(cls, port, baud=BAUD, probe=True):
-        import serial  # pyserial; imported here so `nest --help` stays quick
+        from nest.portlock import open_serial  # pyserial inside: imported here so `nest --help` stays quick
 
-        ser = serial.Serial()
-        ser.port = port
-        ser.baudrate = baud
-        ser.timeout = 0.05
-        ser.dtr = False  # inactive before open(): no reset, no bootloader
-        ser.rts = False
-        try:
-            ser.open()
-        except (serial.SerialException, OSError) as e:
-            raise NestError(f"cannot open {port}: {e}") from None
-        con = cls(ser, port)
+        # The lock every nest command takes (a port in use is refused, naming who has it); DTR and
+        # RTS inactive before open(): no reset, no bootloader.
+        con = cls(open_serial(port, baud, timeout=0.05), port)
         if probe:
             try:
                 con.probe()

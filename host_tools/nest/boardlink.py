@@ -3,7 +3,8 @@
 Built on mpremote's `SerialTransport` (the reference implementation of the raw REPL and of
 raw-paste flow control, kept by MicroPython) rather than a re-write. What is added here:
 - a clear `NestError` for each way of failing to reach the board: no port, two boards (from
-  `ports.pick_port`), a port held by another program, no answer, a link lost half way;
+  `ports.pick_port`), a port held by another program (named: `nest.portlock`), no answer, a link
+  lost half way;
 - entering the raw REPL robustly while the game app runs: Ctrl-C a few times with short waits,
   drain what the app prints while it stops, Ctrl-A, check the banner, retry; never a soft reset
   unless asked (mpremote's `enter_raw_repl` soft-resets by default);
@@ -11,7 +12,6 @@ raw-paste flow control, kept by MicroPython) rather than a re-write. What is add
   `timeout=None` to pyserial, and on a pty its reads block).
 """
 
-import errno
 import time
 
 import serial
@@ -19,6 +19,7 @@ from mpremote.transport import TransportError, TransportExecError
 from mpremote.transport_serial import SerialTransport
 
 from nest.errors import NestError
+from nest.portlock import open_serial
 from nest.ports import pick_port
 
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
@@ -33,19 +34,10 @@ class BoardError(NestError):
         self.detail = detail
 
 
-def _busy_reason(port, baud):
-    """Why the port cannot be opened, in the user's words (or None if it opens now)."""
-    try:
-        probe = serial.Serial(port, baud, exclusive=True, timeout=0)
-    except serial.SerialException as e:
-        text = str(e)
-        if "exclusively lock" in text or getattr(e, "errno", None) in (errno.EBUSY, errno.EAGAIN) \
-                or "busy" in text.lower():
-            return (f"port {port} is busy: another program has it open (a serial monitor, `nest monitor`, "
-                    "mpremote, Thonny?); close it and try again")
-        return f"cannot open {port}: {text}"
-    probe.close()
-    return None
+def transport_state(port):
+    """The attributes mpremote 1.29's SerialTransport.__init__ sets, for a port already open."""
+    return {"in_raw_repl": False, "use_raw_paste": True, "device_name": port.port, "mounted": False,
+            "serial": port, "is_pty": SerialTransport._is_pty_device(port.port)}
 
 
 class BoardLink:
@@ -62,19 +54,20 @@ class BoardLink:
 
     @classmethod
     def open(cls, port=None, baud=DEFAULT_BAUD, read_timeout=2.0):
+        """The board's port opened with the lock every nest command takes (nest.portlock: a port
+        in use is refused, naming who has it), then mpremote's transport over it."""
         port = pick_port(port)
-        try:
-            transport = SerialTransport(port, baudrate=baud, exclusive=True, timeout=read_timeout)
-        except TransportError:
-            raise NestError(_busy_reason(port, baud) or f"cannot open {port}") from None
-        return cls(transport, port)
+        return cls.over(open_serial(port, baud, timeout=read_timeout), read_timeout)
 
     @classmethod
     def over(cls, port, read_timeout=2.0):
-        """A link over a pyserial port the caller already opened (and keeps reading after)."""
-        t = SerialTransport.__new__(SerialTransport)  # its __init__ would open the port again
-        t.in_raw_repl, t.use_raw_paste, t.device_name, t.mounted = False, True, port.port, False
-        t.serial, t.is_pty = port, SerialTransport._is_pty_device(port.port)
+        """A link over a pyserial port already open (by `open`, or by a caller that keeps reading
+        after). SerialTransport's __init__ would open the port again, so its state is set here as
+        its __init__ sets it: the attribute names are mpremote 1.29's, and pyproject pins
+        mpremote to 1.29.x (tests/test_ports_flash.py checks them against the installed one)."""
+        t = SerialTransport.__new__(SerialTransport)
+        for name, value in transport_state(port).items():
+            setattr(t, name, value)
         port.timeout = read_timeout
         return cls(t, port.port)
 

@@ -5,6 +5,7 @@ the board is picked when exactly one ESP32-like port is present (a USB bridge ch
 ESP32 boards, or a running virtual board); otherwise a clear error lists what was seen.
 """
 
+import getpass
 import json
 import os
 import tempfile
@@ -53,10 +54,19 @@ class Port:
                 f"{self.bridge or '(not an ESP32 bridge)':<28} {self.description}")
 
 
+def runtime_dir():
+    """This user's folder for the notes running `nest` processes leave (virtual boards, port holders).
+
+    XDG_RUNTIME_DIR on Linux; else the temp folder, per user: os.getuid() exists on POSIX only
+    (Python docs, os.getuid: "Availability: Unix"), so Windows names the folder after the user."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    who = os.getuid() if hasattr(os, "getuid") else (os.environ.get("USERNAME") or getpass.getuser())
+    return Path(base) / f"gulo-nest-{who}"
+
+
 def virtual_board_dir():
     """Where running virtual boards (`nest sim`) announce themselves, one JSON file each."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
-    return Path(base) / f"gulo-nest-{os.getuid()}"
+    return runtime_dir()
 
 
 def announce_virtual_board(port, **extra):
@@ -70,7 +80,17 @@ def announce_virtual_board(port, **extra):
     return path
 
 
-def _alive(pid):
+def pid_alive(pid):
+    """Whether process `pid` runs. os.kill(pid, 0) probes on POSIX; on Windows os.kill(pid, 0)
+    would terminate the process (Python docs, os.kill), so psutil-free: OpenProcess via ctypes."""
+    if os.name == "nt":
+        import ctypes
+
+        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        ctypes.windll.kernel32.CloseHandle(handle)
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -90,7 +110,7 @@ def virtual_boards():
             pid, port = int(info["pid"]), info["port"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        if _alive(pid) and os.path.exists(port):
+        if pid_alive(pid) and os.path.exists(port):
             found.append(Port(port, description=f"nest sim (pid {pid})", virtual=True))
         else:
             f.unlink(missing_ok=True)
