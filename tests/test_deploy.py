@@ -179,7 +179,7 @@ def test_a_busy_port_is_named(vboard, tmp_path):
                            capture_output=True, text=True, timeout=60)
     # the holder is this pytest process: named from /proc on Linux
     who = f"(pid {os.getpid()})" if sys.platform.startswith("linux") else "another program"
-    assert r.returncode == 1 and f"is busy: {who}" in r.stderr and "has it open" in r.stderr, r.stderr
+    assert r.returncode == 1 and "is busy: " in r.stderr and f"{who} has it open" in r.stderr, r.stderr
 
 
 def test_a_silent_port_is_no_answer_and_no_port_is_no_board(tmp_path):
