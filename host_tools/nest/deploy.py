@@ -16,6 +16,7 @@ Steps (docs/deploy.md has the why):
 """
 
 import base64
+import fnmatch
 import hashlib
 import json
 import os
@@ -37,6 +38,10 @@ STAGE = "/.nest/stage"
 CHUNK = 6144          # raw bytes per exec: 8 KB of base64, well inside an ESP32's free heap
 KEEP_AS_SOURCE = ("main.py", "boot.py")
 SKIP_DIRS = {"tests", "__pycache__"}
+# Files of the firmware folder that are for the host, not the board (docs, type-checker and editor
+# settings). Every other file is deployed: .py compiled, anything else (a settings.json, a sound,
+# a font) sent as it is, hashed like the rest. Skipped files are named in the plan, never silent.
+HOST_ONLY = ("*.md", "*.ini", "*.pyi", "*.pyc", "py.typed")
 
 
 @dataclass
@@ -50,16 +55,18 @@ class DeployReport:
     seconds: float = 0.0
     finished_previous: bool = False                # a cut commit was found and finished first
     reset: bool = False
+    skipped: list = field(default_factory=list)   # files of the folder not for the board (HOST_ONLY)
 
     def plan_lines(self):
         return ([f"send   {p}" for p in self.send] + [f"delete {p}" for p in self.delete]
-                + [f"keep   {p}" for p in self.keep])
+                + [f"keep   {p}" for p in self.keep] + [f"skip   {p} (host-side file)" for p in self.skipped])
 
     def summary(self):
         verb = "would send" if self.dry_run else "sent"
+        skipped = f"; not for the board: {', '.join(self.skipped)}" if self.skipped else ""
         return (f"{verb} {len(self.send)} files ({self.bytes_sent} bytes), "
                 f"{'would delete' if self.dry_run else 'deleted'} {len(self.delete)}, kept {len(self.keep)}"
-                + ("" if self.dry_run else f" in {self.seconds:.2f} s"))
+                + ("" if self.dry_run else f" in {self.seconds:.2f} s") + skipped)
 
 
 # -- build -----------------------------------------------------------------------------------
@@ -127,24 +134,34 @@ def _compile(src, rel, exe):
     return data
 
 
-def build(src_dir):
-    """{board path: bytes} for the tree in src_dir (compiled; boot.py with its prologue)."""
+def build(src_dir, skipped=None):
+    """{board path: bytes} for the tree in src_dir (.py compiled, other files as they are; boot.py
+    with its prologue). Host-side files (HOST_ONLY) are appended to `skipped` if given."""
     src_dir = Path(src_dir)
     if not src_dir.is_dir():
         raise NestError(f"firmware folder {src_dir} not found (--src)", status=2)
     exe = mpy_cross_path()
     files = {}
-    for src in sorted(src_dir.rglob("*.py")):
+    for src in sorted(src_dir.rglob("*")):
         rel = src.relative_to(src_dir)
-        if any(part in SKIP_DIRS or part.startswith(".") for part in rel.parts[:-1]):
+        if src.is_dir() or any(part in SKIP_DIRS or part.startswith(".") for part in rel.parts):
+            continue
+        name = rel.as_posix()
+        if any(fnmatch.fnmatch(src.name, pattern) for pattern in HOST_ONLY):
+            if skipped is not None:
+                skipped.append(name)
             continue
         if rel.parts[0] in ("data", ".nest"):
             raise NestError(f"{src}: /{rel.parts[0]} on the board is not firmware; rename it", status=2)
-        name = rel.as_posix()
-        if name in KEEP_AS_SOURCE:
+        if src.suffix != ".py":
+            files[name] = src.read_bytes()  # an asset: sent as it is
+        elif name in KEEP_AS_SOURCE:
             files[name] = src.read_bytes()
         else:
-            files[str(rel.with_suffix(".mpy").as_posix())] = _compile(src, name, exe)
+            mpy = rel.with_suffix(".mpy").as_posix()
+            if mpy in files:
+                raise NestError(f"{src_dir / mpy} and {src} would both be /{mpy} on the board", status=2)
+            files[mpy] = _compile(src, name, exe)
     if "main.py" not in files:
         raise NestError(f"{src_dir} has no main.py: is it the firmware folder? (--src)", status=2)
     files["boot.py"] = boot_prologue().encode() + b"\n" + files.get("boot.py", b"")
@@ -206,13 +223,16 @@ def deploy(port=None, src_dir=ROOT / "firmware", *, dry_run=False, progress=None
     `link`: an open BoardLink to reuse (left open); otherwise one is opened and closed here.
     """
     start = time.monotonic()
-    local = build(src_dir)
+    skipped = []
+    local = build(src_dir, skipped)
     want = mpy_cross_version()
     own = link is None
     if own:
         link = BoardLink.open(port, baud=baud)
     try:
-        return sync(link, local, want, start, dry_run, progress, reset, on_step)
+        report = sync(link, local, want, start, dry_run, progress, reset, on_step)
+        report.skipped = skipped
+        return report
     finally:
         if own:
             link.close()
@@ -251,6 +271,8 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
         _step(on_step, "staged")
         _commit(link, local, send, delete, on_step, tree)
         _step(on_step, "committed")
+        if tree == "deployed":
+            _record_version(link, local)
     if reset:
         link.soft_reset_to_main()
         report.reset = True
@@ -281,6 +303,23 @@ def _stage(link, local, send, total, progress, deflate):
             if progress:
                 progress(done, total)
             pieces, size = [], 0
+
+
+def tree_fingerprint(local):
+    """12 hex digits that name a built tree: the same files give the same fingerprint."""
+    listing = json.dumps(sorted((p, _sha(d)) for p, d in local.items()))
+    return hashlib.sha256(listing.encode()).hexdigest()[:12]
+
+
+def _record_version(link, local):
+    """/.nest/version.json: which nest and which tree were deployed (`nest ports` shows it).
+    Written after the commit, to a temporary name then renamed: whole or absent."""
+    from nest import __version__
+    from nest.boardinfo import VERSION_FILE, version_record
+
+    text = version_record(__version__, tree_fingerprint(local))
+    link.exec(f"import os\nwith open('{VERSION_FILE}.tmp', 'w') as _f:\n    _f.write({text!r})\n"
+              f"os.rename('{VERSION_FILE}.tmp', '{VERSION_FILE}')\n")
 
 
 def _commit(link, local, send, delete, on_step, tree):
