@@ -74,20 +74,26 @@ def test_a_running_virtual_board_is_found_and_stale_ones_dropped(pty_port):
 
 
 class RecordingEsptool:
-    """Stands in for `esptool.cmds` at its API boundary: records every call, in order."""
+    """Stands in for `esptool.cmds` at its API boundary: records every call, in order (the loader's
+    change_baud included). `on` maps a call's name to what it does to a board (tests/test_flash_data)."""
 
-    def __init__(self, chip="ESP32", offset=0x1000, fail=None):
+    def __init__(self, chip="ESP32", chip_id=0, offset=0x1000, fail=None, on=None):
         self.calls = []
-        self.chip, self.offset, self.fail = chip, offset, fail
+        self.chip, self.chip_id, self.offset, self.fail, self.on = chip, chip_id, offset, fail, on or {}
 
     def _record(self, name, *args, **kwargs):
         self.calls.append((name, args, kwargs))
         if self.fail and self.fail[0] == name:
             raise self.fail[1]
+        if name in self.on:
+            self.on[name]()
 
     def detect_chip(self, port, baud):
         self._record("detect_chip", port, baud=baud)
-        esp = type("Loader", (), {"CHIP_NAME": self.chip, "BOOTLOADER_FLASH_OFFSET": self.offset,
+        rec = self
+        esp = type("Loader", (), {"CHIP_NAME": self.chip, "IMAGE_CHIP_ID": self.chip_id,
+                                  "BOOTLOADER_FLASH_OFFSET": self.offset,
+                                  "change_baud": lambda s, baud: rec._record("change_baud", baud),
                                   "__enter__": lambda s: s, "__exit__": lambda s, *a: None})()
         self.esp = esp
         return esp
@@ -119,36 +125,53 @@ def image(chip_id=0, size=200_000):
     return bytes(data)
 
 
-def test_flash_makes_exactly_these_esptool_calls():
+def test_flash_connects_at_115200_then_changes_baud_and_leaves_the_md5_check_to_write_flash():
     rec = RecordingEsptool()
     img = image()
     said = []
     assert flashing.flash_firmware("/dev/ttyUSB0", img, baud=921600, cmds=rec, say=said.append) == "ESP32"
     esp = rec.esp
+    # esptool's CLI: sync at ESP_ROM_BAUD, stub, then change_baud; no erase (write_flash erases
+    # the sectors it writes, the file system stays); no verify pass (write_flash checks the MD5).
     assert rec.calls == [
-        ("detect_chip", ("/dev/ttyUSB0",), {"baud": 921600}),
+        ("detect_chip", ("/dev/ttyUSB0",), {"baud": 115200}),
         ("run_stub", (esp,), {}),
+        ("change_baud", (921600,), {}),
         ("attach_flash", (esp,), {}),
-        ("erase_flash", (esp,), {}),
         ("write_flash", (esp, [(0x1000, img)]), {}),
-        ("verify_flash", (esp, [(0x1000, img)]), {}),
         ("reset_chip", (esp, "hard-reset"), {}),
     ]
     assert said[-1].startswith("done")
 
 
-def test_the_wrong_chip_is_refused_before_erasing():
-    rec = RecordingEsptool(chip="ESP32-S3", offset=0)
+def test_erase_all_erases_before_writing_and_115200_needs_no_change():
+    rec = RecordingEsptool()
+    flashing.flash_firmware("/dev/ttyUSB0", image(), baud=115200, cmds=rec, say=lambda _: None,
+                            erase_all=True)
+    assert [c[0] for c in rec.calls] == ["detect_chip", "run_stub", "attach_flash", "erase_flash",
+                                         "write_flash", "reset_chip"]
+
+
+def test_the_wrong_chip_is_refused_before_anything_is_written():
+    rec = RecordingEsptool(chip="ESP32-S3", chip_id=9, offset=0)
     with pytest.raises(NestError, match="the board is an ESP32-S3 but the image is for ESP32"):
-        flashing.flash_firmware("/dev/ttyUSB0", image(0), cmds=rec)
+        flashing.flash_firmware("/dev/ttyUSB0", image(0), cmds=rec, erase_all=True)
     assert [c[0] for c in rec.calls] == ["detect_chip"]
 
 
-def test_a_failed_verify_says_what_to_try():
+def test_every_chip_esptool_knows_is_accepted_esp32_c5_included():
+    # esptool's CHIP_DEFS, not a table of our own: an ESP32-C5 image (chip id 23) goes on a C5.
+    rec = RecordingEsptool(chip="ESP32-C5", chip_id=23, offset=0x2000)
+    assert flashing.flash_firmware("/dev/ttyUSB0", image(23), cmds=rec, say=lambda _: None) == "ESP32-C5"
+    assert flashing.image_chip(image(23)) == "ESP32-C5"
+    assert "chip id 99" in flashing.image_chip(image(99))
+
+
+def test_a_write_whose_md5_does_not_match_says_what_to_try():
     from esptool.util import FatalError
-    rec = RecordingEsptool(fail=("verify_flash", FatalError("Verify failed: digest mismatch")))
-    with pytest.raises(NestError, match="did not verify.*lower --baud"):
-        flashing.flash_firmware("/dev/ttyUSB0", image(), cmds=rec)
+    rec = RecordingEsptool(fail=("write_flash", FatalError("MD5 of file does not match data in flash!")))
+    with pytest.raises(NestError, match="does not match the image.*lower --baud"):
+        flashing.flash_firmware("/dev/ttyUSB0", image(), cmds=rec, say=lambda _: None)
     assert "reset_chip" not in [c[0] for c in rec.calls]
 
 
@@ -177,10 +200,10 @@ def test_image_chip_is_read_from_the_header():
 
 
 def test_nest_flash_chains_into_a_deploy_unless_told_not_to(tmp_path, pty_port, monkeypatch):
-    from nest import cli, cmd_flash
+    from nest import cli, cmd_flash, reflash
 
     calls = []
-    monkeypatch.setattr(cmd_flash, "flash_firmware", lambda port, img, baud: calls.append(("flash", port)))
+    monkeypatch.setattr(reflash, "reflash", lambda port, fw, **kw: calls.append(("flash", port)))
 
     class Report:
         def summary(self):
@@ -195,3 +218,27 @@ def test_nest_flash_chains_into_a_deploy_unless_told_not_to(tmp_path, pty_port, 
     calls.clear()
     assert cli.main(["flash", "--firmware", str(fw), "--port", pty_port, "--no-deploy"]) == 0
     assert calls == [("flash", pty_port)]
+
+
+def test_a_virtual_board_is_never_a_flash_target(tmp_path, pty_port):
+    ports.announce_virtual_board(pty_port, control="127.0.0.1:1")
+    fw = tmp_path / "fw.bin"
+    fw.write_bytes(image())
+    env = dict(os.environ)
+    r = subprocess.run([NEST, "flash", "--firmware", str(fw)], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "virtual boards are never flashed" in r.stderr, r.stderr
+    r = subprocess.run([NEST, "flash", "--firmware", str(fw), "--port", pty_port], capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 2 and f"{pty_port} is a virtual board" in r.stderr, r.stderr
+    # ... while every other command still finds it by itself
+    assert ports.pick_port(comports=lambda: []) == pty_port
+
+
+def test_a_board_is_chosen_by_its_serial_number_as_mpremote_connect_id():
+    seen = [usb("/dev/ttyUSB0", 0x10C4, 0xEA60, "A1"), usb("/dev/ttyACM0", 0x303A, 0x1001, "B2")]
+    assert ports.pick_port("id:B2", comports=lambda: seen) == "/dev/ttyACM0"
+    with pytest.raises(NestError, match=r"no board with serial number C3 .*/dev/ttyUSB0 \(A1\)"):
+        ports.pick_port("id:C3", comports=lambda: seen)
+    # Espressif's own USB is known by esptool's ESPRESSIF_VID, whatever the PID
+    assert ports.list_ports(lambda: seen)[0].bridge == "Espressif USB-Serial/JTAG"
+    assert ports.Port("/dev/ttyACM1", 0x303A, 0x4002).esp32_like

@@ -90,9 +90,10 @@ def restore_data(link, files):
         for offset in range(0, max(len(data), 1), CHUNK):
             piece = base64.b64encode(data[offset:offset + CHUNK]).decode()
             link.exec(f"import binascii\nwith open({tmp!r}, {'ab' if offset else 'wb'!r}) as _f:\n"
-                      f"    _f.write(binascii.a2b_base64({piece!r}))\n", timeout=20)
+                      f"    _f.write(binascii.a2b_base64(b'{piece}'))\n", timeout=20)
         got = link.exec(_HASH % tmp, timeout=20).decode().strip().splitlines()[-1]
         if got != hashlib.sha256(data).hexdigest():
+            link.exec(f"import os\nos.remove({tmp!r})\n")
             raise NestError(f"{path} did not arrive intact on the board (hash {got[:12]}...): "
                             "run `nest flash` again, the backup is kept")
         link.exec(f"import os\nos.rename({tmp!r}, {path!r})\n")

@@ -1,19 +1,25 @@
-"""`nest flash`: put MicroPython on the board with esptool, then the firmware with `nest deploy`."""
-
-from pathlib import Path
+"""`nest flash`: MicroPython onto the board (fetched for it, or --firmware), the nest's /data kept,
+then the firmware with `nest deploy`. nest.reflash does the work."""
 
 from nest.deploy import ROOT, deploy
 from nest.errors import NestError
-from nest.flashing import flash_firmware, read_image
-from nest.ports import pick_port
+from nest.ports import list_ports, pick_port
 
 
 def add_parser(sub):
-    p = sub.add_parser("flash", help="erase the ESP32 and write MicroPython onto it (esptool)")
-    p.add_argument("--firmware", metavar="FILE.bin",
-                   help="MicroPython image (default: the one ESP32_GENERIC*.bin in this folder)")
+    p = sub.add_parser("flash", help="write MicroPython onto the ESP32 (esptool), keeping the nest's /data",
+                       description="Writes MicroPython onto the board: the build for the detected board, "
+                                   "fetched from micropython.org and cached (or --firmware FILE, offline). "
+                                   "The nest's /data (calibration, settings, game logs) is backed up first "
+                                   "and put back after, unless --erase-all. Then deploys the firmware.")
+    p.add_argument("--firmware", metavar="FILE.bin", help="MicroPython image to write (offline use)")
+    p.add_argument("--micropython", metavar="VERSION",
+                   help="MicroPython version to fetch (default: the one mpy-cross matches)")
     p.add_argument("--port", help="serial port (default: the one ESP32 board plugged in)")
-    p.add_argument("--baud", type=int, default=460800, help="flashing speed (default 460800)")
+    p.add_argument("--baud", type=int, default=460800,
+                   help="flashing speed after connecting at 115200 (default 460800)")
+    p.add_argument("--erase-all", action="store_true",
+                   help="erase the whole flash first: a clean start, /data not put back")
     p.add_argument("--no-deploy", action="store_true",
                    help="only MicroPython: do not deploy the firmware after")
     p.add_argument("--src", default=str(ROOT / "firmware"),
@@ -21,24 +27,27 @@ def add_parser(sub):
     return p
 
 
-def find_image(folder="."):
-    found = sorted(Path(folder).glob("ESP32_GENERIC*.bin"))
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise NestError("no firmware given: download ESP32_GENERIC v1.29 (.bin) from "
-                        "micropython.org/download/ESP32_GENERIC and pass --firmware FILE.bin", status=2)
-    names = ", ".join(str(f) for f in found)
-    raise NestError(f"several firmware images here ({names}): choose one with --firmware", status=2)
+def flash_port(explicit=None, comports=None):
+    """The port to flash: never a virtual board (it runs MicroPython in a VM: no flash to write)."""
+    port = pick_port(explicit, comports=comports, virtual=bool(explicit))
+    if any(p.virtual and p.device == port for p in list_ports(comports)):
+        raise NestError(f"{port} is a virtual board (`nest sim`): it has no flash to write; "
+                        "`nest deploy` puts the firmware on it", status=2)
+    return port
 
 
 def run(args):
-    image = read_image(args.firmware or find_image())
-    port = pick_port(args.port)
-    flash_firmware(port, image, baud=args.baud)
+    from nest.flashing import read_image
+    from nest.reflash import reflash
+
+    if args.firmware:
+        read_image(args.firmware)  # a bad file is named before any board is looked for
+    port = flash_port(args.port)
+    reflash(port, args.firmware, baud=args.baud, erase_all=args.erase_all, version=args.micropython,
+            say=lambda s: print(s, flush=True))
     if not args.no_deploy:
-        # The board boots MicroPython (and formats its file system) first: the deploy's raw-REPL
-        # entry retries for some seconds, which covers that.
+        # The board boots MicroPython (and formats its file system, after --erase-all) first: the
+        # deploy's raw-REPL entry retries for some seconds, which covers that.
         report = deploy(port, args.src)
         print(report.summary())
     return 0

@@ -47,7 +47,7 @@ def board_id_for(chip, build=""):
 def cache_dir():
     import platformdirs
 
-    return Path(os.environ.get("NEST_FIRMWARE_CACHE") or platformdirs.user_cache_dir("gulo-nest")) / "firmware"
+    return Path(platformdirs.user_cache_dir("gulo-nest")) / "firmware"
 
 
 def _mpflash(folder):

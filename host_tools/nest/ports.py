@@ -14,8 +14,12 @@ from pathlib import Path
 
 from nest.errors import NestError
 
-# USB bridges found on ESP32 boards (VID, PID) -> chip. The DevKitC carries a CP2102(N);
-# clones use CH340/CH9102; Espressif's own USB (S2/S3/C3...) shows as 303A.
+# Which USB serial ports are taken for an ESP32 when no --port is given. mpremote's `connect auto`
+# takes the first port with any VID:PID (mpremote/commands.py, do_connect), which would pick a
+# USB-serial adapter wired to something else; esptool has no list of bridges, only Espressif's own
+# VID (esp_pylib.constants.ESPRESSIF_VID, used for the S2/S3/C3... native USB). So: any port with
+# Espressif's VID, plus the third-party bridges ESP32 boards carry (DevKitC: CP2102N; clones:
+# CH340/CH9102). Anything else is one `--port` (or `--port id:SERIAL`) away.
 BRIDGES = {
     (0x10C4, 0xEA60): "Silicon Labs CP210x",
     (0x1A86, 0x7523): "WCH CH340",
@@ -24,8 +28,6 @@ BRIDGES = {
     (0x0403, 0x6001): "FTDI FT232R",
     (0x0403, 0x6010): "FTDI FT2232",
     (0x0403, 0x6015): "FTDI FT231X",
-    (0x303A, 0x1001): "Espressif USB-Serial/JTAG",
-    (0x303A, 0x4001): "Espressif USB (TinyUSB)",
 }
 
 
@@ -42,6 +44,10 @@ class Port:
     def bridge(self):
         if self.virtual:
             return "virtual board"
+        from esp_pylib.constants import ESPRESSIF_VID, USB_JTAG_SERIAL_PID  # esptool's own
+
+        if self.vid == ESPRESSIF_VID:
+            return "Espressif USB-Serial/JTAG" if self.pid == USB_JTAG_SERIAL_PID else "Espressif USB"
         return BRIDGES.get((self.vid, self.pid))
 
     @property
@@ -127,18 +133,31 @@ def list_ports(comports=None):
     return sorted(ports, key=lambda p: p.device) + virtual_boards()
 
 
-def pick_port(explicit=None, comports=None):
-    """The port to talk to. NestError when there is no board or more than one."""
+def pick_port(explicit=None, comports=None, virtual=True):
+    """The port to talk to: `explicit` (a device, or `id:SERIAL` as mpremote's `connect id:SERIAL`:
+    the board with that USB serial number), else the one ESP32-like port. NestError when there is
+    no board or more than one. virtual=False leaves running virtual boards out (`nest flash`)."""
+    if explicit and explicit.startswith("id:"):
+        wanted = explicit[3:]
+        ports = list_ports(comports)
+        found = [p for p in ports if p.serial_number == wanted]
+        if not found:
+            seen = ", ".join(f"{p.device} ({p.serial_number})" for p in ports if p.serial_number) or "none"
+            raise NestError(f"no board with serial number {wanted} (serial numbers seen: {seen})")
+        return found[0].device
     if explicit:
         if not explicit.startswith(("rfc2217:", "socket:")) and not os.path.exists(explicit):
             raise NestError(f"port {explicit} does not exist (see `nest ports`)")
         return explicit
     ports = list_ports(comports)
-    boards = [p for p in ports if p.esp32_like]
+    boards = [p for p in ports if p.esp32_like and (virtual or not p.virtual)]
     if len(boards) == 1:
         return boards[0].device
     if not boards:
         seen = ", ".join(p.device for p in ports) or "none"
+        if not virtual:
+            raise NestError("no ESP32 board plugged in (virtual boards are never flashed): plug it in "
+                            f"with a data USB cable (serial ports seen: {seen})")
         raise NestError("no ESP32 board found: plug it in with a data USB cable, or start a virtual "
                         f"one with `nest sim` (serial ports seen: {seen})")
     listing = "\n  ".join(p.line() for p in boards)
