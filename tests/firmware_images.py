@@ -6,8 +6,7 @@ import os
 import tempfile
 
 from esptool import bin_image
-from esptool.bin_image import ESP32FirmwareImage, ELFSection
-
+from esptool.bin_image import ELFSection, ESP32FirmwareImage
 
 
 def image_class(chip_id):

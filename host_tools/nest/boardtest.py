@@ -71,8 +71,9 @@ class TestReport:
         return f"{self.passed} passed, {self.failed} failed"
 
 
-def collect(tests_dir, pattern=None):
-    """`module::function` of every plain test function (found without importing), -k filtered."""
+def collect(tests_dir, pattern=None, exclude=()):
+    """`module::function` of every plain test function (found without importing): those whose id
+    contains `pattern` (-k), none whose id contains one of `exclude` (--exclude)."""
     ids = []
     for path in sorted(Path(tests_dir).glob("test_*.py")):
         try:
@@ -82,9 +83,55 @@ def collect(tests_dir, pattern=None):
         for node in tree.body:
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
                 test_id = f"{path.stem}::{node.name}"
-                if not pattern or pattern in test_id:
+                if (not pattern or pattern in test_id) and not any(x in test_id for x in exclude):
                     ids.append(test_id)
     return ids
+
+
+# -- what the last run left: the failures (for --rerun-failed) and the board's test files --------
+def lastfailed_path(tests_dir):
+    """Where the failures of the last run of this test folder are kept (as pytest's cache keeps
+    `lastfailed`): the user's cache, one file per test folder."""
+    import hashlib
+
+    import platformdirs
+
+    key = hashlib.sha256(str(Path(tests_dir).resolve()).encode()).hexdigest()[:12]
+    return Path(platformdirs.user_cache_dir("gulo-nest")) / "nest-test" / f"lastfailed-{key}.json"
+
+
+def load_lastfailed(tests_dir):
+    try:
+        return json.loads(lastfailed_path(tests_dir).read_text())
+    except (OSError, ValueError):
+        return []
+
+
+def save_lastfailed(tests_dir, report):
+    path = lastfailed_path(tests_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([r.test for r in report.results if not r.ok]))
+
+
+# What a run leaves on the board: the synced tests and firmware, their deploy record, and the
+# folders scratch.py hands out. Removed after a run unless --keep.
+LEFT_BEHIND = (f"/{TREE}", "/scratch", f"/.nest/{TREE}.json")
+CLEANUP = f"""
+import os
+def _rm(p):
+    try:
+        st = os.stat(p)[0]
+    except OSError:
+        return
+    if st & 0x4000:
+        for e in os.ilistdir(p):
+            _rm(p + '/' + e[0])
+        os.rmdir(p)
+    else:
+        os.remove(p)
+for _p in {LEFT_BEHIND!r}:
+    _rm(_p)
+"""
 
 
 def test_files(tests_dir, firmware_dir):
@@ -137,10 +184,22 @@ def _recover(link):
 
 
 def run_tests(port=None, tests_dir=ROOT / "firmware" / "tests", *, firmware_dir=ROOT / "firmware",
-              pattern=None, timeout=30.0, say=print, baud=DEFAULT_BAUD, reset=True):
-    ids = collect(tests_dir, pattern)
+              pattern=None, timeout=30.0, say=print, baud=DEFAULT_BAUD, reset=True, exclude=(),
+              rerun_failed=False, keep=False):
+    """Run the tests on the board. rerun_failed: only those that failed last time (all when none
+    did); keep: leave /nest_test and /scratch on the board (the next run then sends only what
+    changed)."""
+    ids = collect(tests_dir, pattern, exclude)
+    if rerun_failed:
+        failed = set(load_lastfailed(tests_dir))
+        if failed:
+            ids = [i for i in ids if i in failed]
+            say(f"rerunning the {len(ids)} test(s) that failed last time")
+        else:
+            say("no failures recorded from the last run: running all")
     if not ids:
-        raise NestError(f"no tests in {tests_dir}" + (f" match -k {pattern!r}" if pattern else ""), status=2)
+        raise NestError(f"no tests in {tests_dir}" + (f" match -k {pattern!r}" if pattern else "")
+                        + (f" outside --exclude {' '.join(exclude)}" if exclude else ""), status=2)
     files = test_files(tests_dir, firmware_dir)
     want = mpy_cross_version()
     report = TestReport()
@@ -162,8 +221,12 @@ def run_tests(port=None, tests_dir=ROOT / "firmware" / "tests", *, firmware_dir=
             say(f"{'PASS' if result.ok else 'FAIL'} {test_id} ({result.ms} ms)")
             if not result.ok:
                 say("    " + result.error.strip().replace("\n", "\n    "))
+        if not keep:
+            link.exec(CLEANUP, timeout=30)
+            say(f"removed {', '.join(LEFT_BEHIND[:2])} from the board (--keep keeps them)")
         if reset:
             link.soft_reset_to_main()
+    save_lastfailed(tests_dir, report)
     say(report.line())
     return report
 

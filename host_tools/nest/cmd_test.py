@@ -11,6 +11,13 @@ def add_parser(sub):
     p.add_argument("--port", help="serial port (default: the one ESP32 board plugged in)")
     p.add_argument("-k", dest="pattern", metavar="PATTERN",
                    help="only tests whose module::name contains this")
+    p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                   help="leave out tests whose module::name contains this (may be repeated)")
+    p.add_argument("--rerun-failed", action="store_true",
+                   help="only the tests that failed in the last run of this test folder")
+    p.add_argument("--keep", action="store_true",
+                   help="leave the tests on the board (/nest_test, /scratch): the next run sends only "
+                        "what changed")
     p.add_argument("--timeout", type=float, default=30.0, metavar="S",
                    help="seconds per test before the board is reset and the run goes on (default 30)")
     p.add_argument("--hardware", action="store_true",
@@ -34,7 +41,8 @@ def run(args):
             write_junit(report, args.junit)
         return 1 if report.failed else 0
     report = run_tests(args.port, args.tests, firmware_dir=args.src, pattern=args.pattern,
-                       timeout=args.timeout, baud=args.baud, say=lambda s: print(s, flush=True))
+                       timeout=args.timeout, baud=args.baud, say=lambda s: print(s, flush=True),
+                       exclude=args.exclude, rerun_failed=args.rerun_failed, keep=args.keep)
     if args.junit:
         write_junit(report, args.junit)
     return 1 if report.failed else 0
