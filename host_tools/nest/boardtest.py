@@ -21,7 +21,7 @@ from pathlib import Path
 import serial
 
 from nest.boardlink import DEFAULT_BAUD, BoardLink
-from nest.deploy import ROOT, build, mpy_cross_version, sync
+from nest.deploy import FIRMWARE, build, mpy_cross_version, sync
 from nest.errors import NestError
 
 MARKER = "\x1enest-test\x1e"   # ASCII record separators: no test prints these by accident
@@ -183,7 +183,7 @@ def _recover(link):
     link.exec(RUNNER)
 
 
-def run_tests(port=None, tests_dir=ROOT / "firmware" / "tests", *, firmware_dir=ROOT / "firmware",
+def run_tests(port=None, tests_dir=FIRMWARE / "tests", *, firmware_dir=FIRMWARE,
               pattern=None, timeout=30.0, say=print, baud=DEFAULT_BAUD, reset=True, exclude=(),
               rerun_failed=False, keep=False):
     """Run the tests on the board. rerun_failed: only those that failed last time (all when none

@@ -3,13 +3,13 @@
 import sys
 
 from nest.boardlink import DEFAULT_BAUD
-from nest.deploy import ROOT, deploy
+from nest.deploy import FIRMWARE, deploy
 
 
 def add_parser(sub):
     p = sub.add_parser("deploy", help="compile the firmware to .mpy and send what changed to the board")
     p.add_argument("--port", help="serial port (default: the one ESP32 board plugged in)")
-    p.add_argument("--src", default=str(ROOT / "firmware"), help="firmware folder (default: firmware/)")
+    p.add_argument("--src", default=str(FIRMWARE), help="firmware folder (default: firmware/)")
     p.add_argument("--dry-run", action="store_true", help="print the plan (send/delete/keep), touch nothing")
     p.add_argument("--no-reset", action="store_true", help="do not reset the board at the end")
     p.add_argument("--baud", type=int, default=DEFAULT_BAUD, help=f"serial speed (default {DEFAULT_BAUD})")

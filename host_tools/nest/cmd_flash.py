@@ -1,7 +1,7 @@
 """`nest flash`: MicroPython onto the board (fetched for it, or --firmware), the nest's /data kept,
 then the firmware with `nest deploy`. nest.reflash does the work."""
 
-from nest.deploy import ROOT, deploy
+from nest.deploy import FIRMWARE, deploy
 from nest.errors import NestError
 from nest.ports import list_ports, pick_port
 
@@ -22,7 +22,7 @@ def add_parser(sub):
                    help="erase the whole flash first: a clean start, /data not put back")
     p.add_argument("--no-deploy", action="store_true",
                    help="only MicroPython: do not deploy the firmware after")
-    p.add_argument("--src", default=str(ROOT / "firmware"),
+    p.add_argument("--src", default=str(FIRMWARE),
                    help="firmware folder to deploy (default firmware/)")
     return p
 

@@ -3,7 +3,7 @@
 import sys
 
 from nest.boardlink import DEFAULT_BAUD
-from nest.boardtest import ROOT, hardware_check, run_tests, write_junit
+from nest.boardtest import FIRMWARE, hardware_check, run_tests, write_junit
 
 
 def add_parser(sub):
@@ -23,9 +23,9 @@ def add_parser(sub):
     p.add_argument("--hardware", action="store_true",
                    help="self-test of the real peripherals (HX711, reed switch, LEDs, buzzer), with prompts")
     p.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML")
-    p.add_argument("--tests", default=str(ROOT / "firmware" / "tests"),
+    p.add_argument("--tests", default=str(FIRMWARE / "tests"),
                    help="test folder (default firmware/tests)")
-    p.add_argument("--src", default=str(ROOT / "firmware"), help="firmware folder (default firmware/)")
+    p.add_argument("--src", default=str(FIRMWARE), help="firmware folder (default firmware/)")
     p.add_argument("--baud", type=int, default=DEFAULT_BAUD, help=f"serial speed (default {DEFAULT_BAUD})")
     return p
 

