@@ -86,10 +86,13 @@ def announce_virtual_board(port, **extra):
     return path
 
 
+WINDOWS = os.name == "nt"
+
+
 def pid_alive(pid):
     """Whether process `pid` runs. os.kill(pid, 0) probes on POSIX; on Windows os.kill(pid, 0)
     would terminate the process (Python docs, os.kill), so psutil-free: OpenProcess via ctypes."""
-    if os.name == "nt":
+    if WINDOWS:
         import ctypes
 
         handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
