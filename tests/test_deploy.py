@@ -1,6 +1,7 @@
 """`nest deploy` against the virtual board: sync (send/keep/delete), dry run, the real app booting
 after a deploy, deploys cut mid-transfer and mid-commit, and the unhappy paths of the link."""
 
+import hashlib
 import os
 import random
 import subprocess
@@ -195,3 +196,20 @@ def test_a_silent_port_is_no_answer_and_no_port_is_no_board(tmp_path):
     r = subprocess.run([NEST, "deploy", "--src", str(tmp_path / "fw")], capture_output=True, text=True,
                        env=env, timeout=60)
     assert r.returncode == 1 and "no ESP32 board found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_files_that_are_not_python_are_deployed_and_host_side_ones_named(vboard, tmp_path):
+    fw = write_firmware(tmp_path / "fw")
+    (fw / "settings.json").write_text('{"volume": 3}')
+    sound = bytes(range(256)) * 40  # 10 KB of binary: more than one transfer chunk
+    (fw / "pkg" / "beep.wav").write_bytes(sound)
+    (fw / "NOTES.md").write_text("# for the maker, not the board\n")
+    first = deploy(vboard.port, fw, reset=False)
+    assert {"settings.json", "pkg/beep.wav"} <= set(first.send)
+    assert first.skipped == ["NOTES.md"] and first.summary().endswith("; not for the board: NOTES.md")
+    on_board = board_listing(vboard, "import json, binascii, hashlib\nprint(json.dumps([open('/settings.json')"
+                                     ".read(), binascii.hexlify(hashlib.sha256(open('/pkg/beep.wav', 'rb')"
+                                     ".read()).digest()).decode()]))")
+    assert on_board == ['{"volume": 3}', hashlib.sha256(sound).hexdigest()]
+    (fw / "settings.json").write_text('{"volume": 5}')
+    assert deploy(vboard.port, fw, reset=False).send == ["settings.json"]  # hashed like the rest
