@@ -52,8 +52,9 @@ def test_a_board_held_by_nest_monitor_is_refused_to_every_other_command(nest_boa
     finally:
         monitor.terminate()
         monitor.wait(timeout=30)
-    # Released: the next command gets the board (the monitor's note went with it).
-    r = nest(env, "deploy", "--dry-run", "--port", port)
+    # Released: the next command gets the board (one that leaves the game running, for the tests
+    # that share this board).
+    r = nest(env, "monitor", "--seconds", "1", "--port", port)
     assert r.returncode == 0, r.stderr
 
 
