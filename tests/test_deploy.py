@@ -207,9 +207,9 @@ def test_files_that_are_not_python_are_deployed_and_host_side_ones_named(vboard,
     first = deploy(vboard.port, fw, reset=False)
     assert {"settings.json", "pkg/beep.wav"} <= set(first.send)
     assert first.skipped == ["NOTES.md"] and first.summary().endswith("; not for the board: NOTES.md")
-    on_board = board_listing(vboard, "import json, binascii, hashlib\nprint(json.dumps([open('/settings.json')"
-                                     ".read(), binascii.hexlify(hashlib.sha256(open('/pkg/beep.wav', 'rb')"
-                                     ".read()).digest()).decode()]))")
+    on_board = board_listing(vboard, "import json, binascii, hashlib\nprint(json.dumps(["
+                                     "open('/settings.json').read(), binascii.hexlify(hashlib.sha256("
+                                     "open('/pkg/beep.wav', 'rb').read()).digest()).decode()]))")
     assert on_board == ['{"volume": 3}', hashlib.sha256(sound).hexdigest()]
     (fw / "settings.json").write_text('{"volume": 5}')
     assert deploy(vboard.port, fw, reset=False).send == ["settings.json"]  # hashed like the rest

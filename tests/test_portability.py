@@ -2,7 +2,6 @@
 (CI runs on Linux), and the mpremote internals BoardLink relies on, checked against the installed
 mpremote (pyproject pins it to 1.29.x)."""
 
-import ctypes
 import os
 import tty
 from importlib.metadata import version
@@ -21,36 +20,21 @@ def com_port(device, vid=0x10C4, pid=0xEA60, serial="0001"):
 
 @pytest.fixture
 def windows(monkeypatch, tmp_path):
-    """What differs on Windows for these modules: no os.getuid, os.name 'nt', os.kill that would
-    terminate (Python docs: os.kill with signal 0 on Windows calls TerminateProcess), no /proc."""
+    """What differs on Windows for these modules: no os.getuid, no XDG_RUNTIME_DIR, no /proc."""
     monkeypatch.delattr(os, "getuid", raising=False)
-    monkeypatch.setattr(ports, "WINDOWS", True)  # os.name itself: pathlib would make WindowsPaths
     monkeypatch.setenv("USERNAME", "maker")
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     monkeypatch.setattr("tempfile.gettempdir", lambda: str(tmp_path / "Temp"))
-
-    def kill(pid, sig):
-        raise AssertionError("os.kill(pid, 0) would terminate the process on Windows")
-    monkeypatch.setattr(os, "kill", kill)
-
-    class Kernel32:
-        alive = {4242}
-
-        def OpenProcess(self, access, inherit, pid):
-            return 77 if pid in self.alive else 0
-
-        def CloseHandle(self, handle):
-            assert handle == 77
-
-    monkeypatch.setattr(ctypes, "windll", type("windll", (), {"kernel32": Kernel32()})(), raising=False)
+    monkeypatch.setattr(portlock, "pid_alive", lambda pid: pid == 4242)  # psutil's job on Windows
 
 
 def test_the_runtime_folder_is_per_user_without_getuid(windows, tmp_path):
-    assert ports.runtime_dir() == tmp_path / "Temp" / "gulo-nest-maker"
+    assert ports.runtime_dir() == ports.virtual_board_dir() == tmp_path / "Temp" / "gulo-nest-maker"
 
 
-def test_a_process_is_looked_up_without_killing_it(windows):
-    assert ports.pid_alive(4242) and not ports.pid_alive(4243)
+def test_a_process_is_looked_up_with_psutil():
+    # psutil.pid_exists: os.kill(pid, 0) would terminate the process on Windows (Python docs)
+    assert ports.pid_alive(os.getpid()) and not ports.pid_alive(2**22 + 12345)
 
 
 def test_a_com_port_is_a_port_though_no_file_is_named_com3(windows):

@@ -64,7 +64,7 @@ class BoardLink:
         """A link over a pyserial port already open (by `open`, or by a caller that keeps reading
         after). SerialTransport's __init__ would open the port again, so its state is set here as
         its __init__ sets it: the attribute names are mpremote 1.29's, and pyproject pins
-        mpremote to 1.29.x (tests/test_ports_flash.py checks them against the installed one)."""
+        mpremote to 1.29.x (tests/test_portability.py checks them against the installed one)."""
         t = SerialTransport.__new__(SerialTransport)
         for name, value in transport_state(port).items():
             setattr(t, name, value)

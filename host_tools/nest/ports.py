@@ -86,27 +86,12 @@ def announce_virtual_board(port, **extra):
     return path
 
 
-WINDOWS = os.name == "nt"
-
-
 def pid_alive(pid):
-    """Whether process `pid` runs. os.kill(pid, 0) probes on POSIX; on Windows os.kill(pid, 0)
-    would terminate the process (Python docs, os.kill), so psutil-free: OpenProcess via ctypes."""
-    if WINDOWS:
-        import ctypes
+    """Whether process `pid` runs: psutil's pid_exists, which probes with os.kill(pid, 0) on POSIX
+    and OpenProcess on Windows, where os.kill(pid, 0) would terminate the process (Python docs)."""
+    import psutil
 
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-        if not handle:
-            return False
-        ctypes.windll.kernel32.CloseHandle(handle)
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return psutil.pid_exists(pid)
 
 
 def virtual_boards():
