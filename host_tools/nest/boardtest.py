@@ -8,7 +8,8 @@ The tests, their helpers and the firmware (compiled to .mpy, as deployed) are sy
 deploy is not disturbed). Each test runs in its own raw-REPL exec and reports one framed line:
 MARKER + JSON. Anything else the test prints is kept as its output, never read as a result. A test
 that does not finish within `timeout` seconds is interrupted, the board is soft-reset (a clean
-heap) and the run goes on. At the end the board is soft-reset so that main.py runs again.
+heap) and the run goes on. At the end /nest_test, /scratch and the run's record are removed (unless
+keep=True) and the board is soft-reset so that main.py runs again.
 """
 
 import ast
