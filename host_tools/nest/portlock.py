@@ -60,7 +60,8 @@ def release(note):
 
 
 def _proc_holders(port):
-    """(pid, program name) of the processes that have `port` open (Linux /proc; [] elsewhere)."""
+    """(pid, program name) of the processes that have `port` open (Linux /proc; [] elsewhere).
+    Not psutil: its Process.open_files() lists regular files only, never a tty."""
     try:
         target = os.path.realpath(port)
         pids = [d for d in os.listdir("/proc") if d.isdigit()]
