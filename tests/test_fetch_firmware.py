@@ -110,3 +110,23 @@ def test_an_unreachable_site_says_use_firmware(tmp_path):
     with pytest.raises(NestError, match="cannot fetch MicroPython from http://127.0.0.1:9/.*--firmware"):
         fetchfw.fetch("ESP32", "ESP32_GENERIC", site="http://127.0.0.1:9/", folder=tmp_path,
                       say=lambda _: None)
+
+
+@pytest.mark.board
+def test_nest_flash_without_a_file_writes_the_image_fetched_for_the_chip(vboard, site, tmp_path, monkeypatch):
+    # The virtual board answers as MicroPython's WebAssembly port (no ESP32 in _machine), so the
+    # chip is asked of the (recorded) bootloader, as for a board without MicroPython.
+    from test_ports_flash import RecordingEsptool
+
+    from nest.reflash import reflash
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # platformdirs' user cache
+    good = micropython_like(seed=9)
+    site.files = {f"ESP32_GENERIC-20260101-v{VERSION}.bin": good}
+    rec = RecordingEsptool()
+    said = []
+    reflash(vboard.port, None, cmds=rec, site=site.url, say=said.append, backup_root=tmp_path / "b")
+    writes = [c for c in rec.calls if c[0] == "write_flash"]
+    assert writes and writes[0][1][1] == [(0x1000, good)]
+    assert f"fetching MicroPython {VERSION} for ESP32_GENERIC from {site.url}" in said
+    assert list((tmp_path / "cache").rglob("ESP32_GENERIC-v*.bin"))  # kept in the user's cache

@@ -56,6 +56,7 @@ def reflash(port, firmware=None, *, baud=460800, erase_all=False, version=None, 
     from nest import fetchfw
     from nest.boarddata import missing_or_changed, restore_data, save_backup
     from nest.flashing import flash_firmware, read_image
+    from nest.portlock import claim, release
 
     info, files = survey(port, say)
     folder = None
@@ -67,11 +68,17 @@ def reflash(port, firmware=None, *, baud=460800, erase_all=False, version=None, 
     if firmware:
         image = read_image(firmware)
     else:
-        chip = (info and _chip_of_machine(info["machine"])) or _chip(port, cmds)
-        path = fetchfw.fetch(chip, (info or {}).get("build", ""), version,
+        # MicroPython's own build id if it runs on an ESP32; else the chip, asked of its bootloader
+        chip = info and _chip_of_machine(info["machine"])
+        build = info.get("build", "") if chip else ""
+        path = fetchfw.fetch(chip or _chip(port, cmds), build, version,
                              site=site or fetchfw.DEFAULT_SITE, say=say)
         image = path.read_bytes()
-    chip = flash_firmware(port, image, baud=baud, cmds=cmds, say=say, erase_all=erase_all)
+    note = claim(port)  # esptool holds the port's lock meanwhile; the note names `nest flash`
+    try:
+        chip = flash_firmware(port, image, baud=baud, cmds=cmds, say=say, erase_all=erase_all)
+    finally:
+        release(note)
     if not files:
         return chip
     if erase_all:
