@@ -201,6 +201,9 @@ def test_a_double_click_on_an_egg_is_one_take(page):
     demand = app(page)["demand"]
     alarms = kinds(page, "alarm")
     page.dblclick(f"#bowl .egg.c-{demand}:not([hidden])")
+    # The Gulo slides to its new tile (an animation on its figure while it moves).
+    page.wait_for_function("document.getAnimations().some((a) => a.effect.target.classList.contains('gulo'))",
+                           polling="raf", timeout=WAIT_MS)
     wait_app(page, "a.turn === '1' && a.phase === 'pick'")
     time.sleep(1.5)  # a second take would be judged within the confirmation window
     assert kinds(page, "alarm") == alarms

@@ -349,6 +349,7 @@ function showPrompt() {
 
 function showPath(s) {
   const tiles = $("tiles");
+  const was = gulosAt(tiles);
   tiles.replaceChildren();
   const cell = (cls, label, text) => {
     const li = document.createElement("li");
@@ -381,6 +382,7 @@ function showPath(s) {
       up ? SYMBOLS[c] : "?"), k));
   }
   tiles.append(cell("tile junior", T.junior, SYMBOLS.J));
+  glide(tiles, was);
   const players = $("players");
   players.replaceChildren(...s.positions.map((pos, p) => {
     const li = document.createElement("li");
@@ -389,6 +391,29 @@ function showPath(s) {
     return li;
   }));
   $("deck-info").textContent = T.deck(s.deck.length, s.drawn, s.variant);
+}
+
+function gulosAt(tiles) {
+  const at = {};
+  for (const m of tiles.querySelectorAll(".gulo")) at[m.dataset.p] = m.getBoundingClientRect();
+  return at;
+}
+
+function glide(tiles, was) {
+  // A Gulo that changed tile slides from where it stood to its new tile (drawn first at the new
+  // place, shifted back, then let go), so a child sees where it went; nothing moves for those who
+  // ask for reduced motion.
+  if (window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  for (const m of tiles.querySelectorAll(".gulo")) {
+    const old = was[m.dataset.p];
+    if (!old) continue;
+    const now = m.getBoundingClientRect();
+    const dx = old.left - now.left;
+    const dy = old.top - now.top;
+    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+    m.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }],
+      { duration: 600, easing: "ease-in-out" });
+  }
 }
 
 function textOn(rgb) {
@@ -401,6 +426,7 @@ function textOn(rgb) {
 function marker(p, turn) {
   const m = document.createElement("span");
   m.className = "gulo" + (p === turn ? " acting" : "");
+  m.dataset.p = p;
   const c = layout ? layout.gulos[p] : [200, 200, 200];
   m.style.background = `rgb(${c.join(",")})`;
   m.style.color = textOn(c);
