@@ -1,6 +1,7 @@
 """`nest replay` and `nest play` through the installed console script, as a user runs them."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,7 +60,8 @@ def test_default_output_is_a_picture(tmp_path):
     r = nest("replay", str(f))
     assert r.returncode == 0
     assert "standard game, 3 players" in r.stdout
-    assert "path" in r.stdout and "nest" in r.stdout and "P2" in r.stdout
+    assert "path" in r.stdout and "nest" in r.stdout and "Gulo 3" in r.stdout
+    assert not re.search(r"player \d", r.stdout)  # the page's names: Gulo 1..6, never "player 0"
     assert "\x1b[" not in r.stdout  # no colour codes into a pipe
     assert "\x1b[" in nest("replay", "--color", "always", str(f)).stdout
 
@@ -126,3 +128,31 @@ def test_a_closed_pipe_is_not_an_error(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.stdout.count("\n") == 1
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", ["Gulo 1 takes a yellow egg and jumps to the next yellow tile: start \u2192 tile 1",
+            "EGG ALARM (the pole fell): Gulo 2 goes back start \u2192 start", "Gulo 1> "]),
+    ("de", ["Gulo 1 nimmt ein gelbes Ei und springt zum nächsten gelben Plättchen: Start \u2192 Plättchen 1",
+            "EIERALARM (der Alarmstab ist gefallen): Gulo 2 geht zurück", "normales Spiel, 2 Spieler"]),
+    ("fr", ["Gulo 1 prend un œuf jaune et saute au prochain bout jaune : départ \u2192 bout 1",
+            "ALARME (le bâtonnet est tombé) : Gulo 2 recule", "partie normale, 2 joueurs"]),
+])
+def test_nest_play_speaks_the_rulebooks_three_languages(tmp_path, lang, says):
+    # Seed 5 deals Y, B first: Gulo 1 reveals yellow and takes it; Gulo 2 reveals blue and the pole falls.
+    log = tmp_path / "g.jsonl"
+    r = nest("play", "--players", "2", "--seed", "5", "--lang", lang, "--log", str(log),
+             stdin="r\nt Y\nr\na pole\nq\n")
+    assert r.returncode == 0, r.stderr
+    for text in says:
+        assert text in r.stdout, (text, r.stdout[-600:])
+    assert not re.search(r"(player|Spieler|joueur) \d", r.stdout)
+    assert nest("replay", "--json", str(log)).returncode == 0  # the log is the same in every language
+
+
+def test_nest_replay_pictures_in_german(tmp_path):
+    g, acts = a_game(3)
+    f = write_log(tmp_path / "g.jsonl", g, acts)
+    r = nest("replay", "--lang", "de", str(f))
+    assert r.returncode == 0
+    assert "normales Spiel, 3 Spieler" in r.stdout and "Gulo 3" in r.stdout and "Stapel" in r.stdout

@@ -75,3 +75,20 @@ def test_web_is_a_command(args, capsys):
         main(args)
     assert e.value.code == 0
     assert "--no-open" in capsys.readouterr().out
+
+
+def test_pour_back_can_return_only_the_eggs_that_belong_in_the_nest():
+    from nest.world import NestWorld
+
+    w = NestWorld(seed=3)
+    w.take(0, "Y")        # taken this round: stays out
+    w.take(3000, "B")     # taken too early: goes back
+    w.pour_back(6000, {"B": 1})
+    assert w.nest == dict(FULL, Y=4)
+    assert w.truth[-1]["eggs"] == {"B": 1}
+    with pytest.raises(ValueError, match="only 0 B egg"):
+        w.pour_back(9000, {"B": 1})
+    with pytest.raises(ValueError, match="colours"):
+        w.pour_back(9000, {"X": 1})
+    w.pour_back(9000)     # no list: every egg, as before
+    assert w.nest == FULL

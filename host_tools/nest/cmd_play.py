@@ -14,6 +14,7 @@ from gulo.gamelog import encode, setup_record
 from gulo.rules import Game, RuleError, state_json
 from nest.errors import NestError
 from nest.picture import render
+from nest.words import LANGUAGES, Words, pick
 
 HELP = """commands:
   reveal | r           turn over the next path tile (or the deck, on the last tile)
@@ -36,6 +37,7 @@ def add_parser(sub):
     p.add_argument("--seed", type=int, help="deal from this seed (default: a random one)")
     p.add_argument("--log", metavar="FILE", help="game log to write (default: gulo-SEED.jsonl)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--lang", choices=LANGUAGES, help="de, en or fr (default: from LANG, else en)")
     return p
 
 
@@ -66,19 +68,20 @@ def run(args):
     except RuleError as e:
         raise NestError(str(e), status=2) from e
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    words = Words(pick(args.lang))
     log_path = args.log or f"gulo-{seed}.jsonl"
     with open(log_path, "w") as log:
         record = setup_record(game)
         record["setup"]["seed"] = seed
         write_line(log, encode(record))
-        print(f"Gulo Gulo, seed {seed}; the log goes to {log_path}. Type help for the commands.")
+        print(words.fmt("hello", seed=seed, log=log_path))
         while True:
             print()
-            print(render(game, colour=colour))
+            print(render(game, colour=colour, words=words))
             if game.winner is not None:
                 return 0
             try:
-                text = input(f"player {game.turn}> ")
+                text = input(words.fmt("prompt", g=words.gulo(game.turn)))
             except EOFError:
                 print()
                 return 0
@@ -97,11 +100,11 @@ def run(args):
                     continue
                 outcome = game.apply(action)
             except (NestError, RuleError) as e:
-                print(f"not allowed: {e}")
+                print(words.fmt("not_allowed", e=e))
                 continue
             action["t"] = int(time.time() * 1000)
             write_line(log, json.dumps(action))
-            print(describe(outcome))
+            print(describe(outcome, words))
 
 
 def write_line(log, line):
@@ -111,23 +114,29 @@ def write_line(log, line):
     os.fsync(log.fileno())
 
 
-def describe(outcome):
+def describe(outcome, words=None):
+    """One outcome of the engine in words: who, which egg, where the Gulo goes."""
+    w = words or Words()
     event = outcome["event"]
-    p = outcome["player"]
+    g = w.gulo(outcome["player"])
     if event == "reveal":
-        colour = outcome["demand"]
-        return f"tile {outcome['tile']} is {colour}: player {p} must take a {colour} egg"
+        c = outcome["demand"]
+        return w.fmt("reveals", k=outcome["tile"], c=w.colour(c), g=g, egg=w.egg(c))
     if event == "draw":
-        return f"the deck gives {outcome['tile']}: player {p} must take a {outcome['demand']} egg"
+        c = outcome["demand"]
+        return w.fmt("draws", c=w.colour(outcome["tile"]), g=g, egg=w.egg(c))
     if event == "choose":
-        return f"player {p} goes for {outcome['demand']}"
+        return w.fmt("goes_for", g=g, c=w.colour(outcome["demand"]))
     if event == "junior":
-        return f"Gulo junior! player {p} wins"
+        return w.fmt("junior", g=g)
+    frm, to = w.where(outcome["from"]), w.where(outcome["to"])
     if event == "success":
-        text = f"player {p} jumps from {outcome['from']} to {outcome['to']}"
+        c = outcome["egg"]
+        text = w.fmt("jumps", g=g, egg=w.egg(c), c=w.colour_adj(c), frm=frm, to=to)
         if outcome.get("winner") is not None:
-            return text + ": Gulo junior is free, player wins!"
+            return text + w.fmt("frees", g=g)
         if outcome["last_egg"]:
-            text += " (last egg of the colour: eggs back in the nest, play again)"
+            text += w.fmt("last_egg", c=w.colour_adj(c), g=g)
         return text
-    return f"EGG ALARM ({outcome['cause']}): player {p} goes back from {outcome['from']} to {outcome['to']}"
+    why = w["why"].get(outcome["cause"], outcome["cause"])
+    return w.fmt("alarm", why=why, g=g, frm=frm, to=to)

@@ -6,6 +6,7 @@ from gulo.rules import state_json
 from nest.errors import NestError
 from nest.picture import render
 from nest.replay import ReplayError, replay_file
+from nest.words import LANGUAGES, Words, pick
 
 
 def add_parser(sub):
@@ -18,11 +19,14 @@ def add_parser(sub):
                    help="print the game-state JSON of each file, one line per file, in order")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the picture with ANSI escapes (default: when writing to a terminal)")
+    p.add_argument("--lang", choices=LANGUAGES,
+                   help="words of the picture: de, en or fr (default: from LANG)")
     return p
 
 
 def run(args):
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    words = Words(pick(args.lang))
     failed = 0
     for i, path in enumerate(args.files):
         try:
@@ -37,6 +41,6 @@ def run(args):
         else:
             if i:
                 print()
-            print(render(game, title=path, colour=colour))
+            print(render(game, title=path, colour=colour, words=words))
     sys.stdout.flush()
     return failed

@@ -2,10 +2,11 @@
 the deck and the nest. Colours are ANSI escapes when asked for (a terminal), letters always."""
 
 from gulo.rules import EGG_COLOURS, NEST_FULL
+from nest.words import Words
 
-NAMES = {"G": "green", "Y": "yellow", "R": "red", "B": "blue", "P": "purple", "J": "Gulo junior"}
 _ANSI = {"G": "42;30", "Y": "43;30", "R": "41;97", "B": "44;97", "P": "45;97", "J": "47;30"}
 _CELL = 3  # characters per path column
+_LABEL = 9  # characters for the row labels ("Gulo 6 >", "Stapel")
 
 
 class Painter:
@@ -22,51 +23,57 @@ class Painter:
         return f"\x1b[1m{text}\x1b[0m" if self.colour else text
 
 
-def status_line(game):
+def status_line(game, words=None):
     """What the player to act must do now, in words."""
+    w = words or Words()
     if game.winner is not None:
-        return f"player {game.winner} has freed Gulo junior and wins!"
-    p = game.turn
+        return w.fmt("won", g=w.gulo(game.winner))
+    g = w.gulo(game.turn)
     if game.demand is not None:
-        source = f" for the deck tile {game.drawn}" if game.drawn else ""
-        return f"player {p} must take a {NAMES[game.demand]} egg{source} (or the alarm goes off)"
+        source = f"{w['for_deck']} {w.colour(game.drawn)}" if game.drawn else ""
+        return w.fmt("must_take", g=g, egg=w.egg(game.demand), source=source)
     if game.on_last_tile():
-        return f"player {p} is on the last tile: turn over the deck (reveal)"
+        return w.fmt("last_tile", g=g)
     options = []
     if game.can_reveal():
-        options.append(f"reveal tile {game.revealed + 1}")
+        options.append(w.fmt("reveal_tile", k=game.revealed + 1))
     ahead = game.colours_ahead()
     if ahead:
-        options.append("choose " + "/".join(ahead))
-    return f"player {p} to pick a colour: " + " or ".join(options)
+        options.append(w.fmt("choose", cs="/".join(w.colour(c) for c in ahead)))
+    return w.fmt("to_pick", g=g, options=w["or"].join(options))
 
 
-def render(game, title=None, colour=False):
+def render(game, title=None, colour=False, words=None):
     """The whole picture as a string of lines."""
+    w = words or Words()
     paint = Painter(colour)
     n = len(game.path)
     lines = []
-    head = f"{game.variant} game, {game.players} players"
+    head = w.fmt("head", variant=w["variant"][game.variant], players=game.players)
     lines.append(paint.bold(f"{title}: {head}" if title else head))
     numbers = "".join(str(k).rjust(2).center(_CELL) for k in range(1, n + 1))
-    lines.append("tile   " + "S".center(_CELL) + numbers)
+    label = f"{{:<{_LABEL}}}".format
+    lines.append(label(w["tile"]) + "S".center(_CELL) + numbers)
     cells = [" · ".center(_CELL)]
     for k in range(1, n + 1):
         cells.append(paint.tile(game.path[k - 1]) if k <= game.revealed else " ? ")
     deck = " ".join("?" for _ in game.deck)
-    drawn = f"  turned over: {paint.tile(game.drawn).strip() if colour else game.drawn}" if game.drawn else ""
-    lines.append("path   " + "".join(cells) + f"   deck [{deck}]{drawn}")
+    drawn = ""
+    if game.drawn:
+        shown = paint.tile(game.drawn).strip() if colour else game.drawn
+        drawn = f"  {w['turned_over']}: {shown}"
+    lines.append(label(w["path"]) + "".join(cells) + f"   {w['deck']} [{deck}]{drawn}")
     for p in range(game.players):
         marker = ">" if p == game.turn and game.winner is None else " "
         if game.winner == p:
             marker = "*"
         row = [" " * _CELL] * (n + 1)
         row[game.positions[p]] = "●".center(_CELL)
-        lines.append(f"P{p} {marker}   " + "".join(row).rstrip())
+        lines.append(label(f"{w.gulo(p)} {marker}") + "".join(row).rstrip())
     eggs = []
     for c in EGG_COLOURS:
         have = game.nest[c]
         eggs.append(f"{c} " + "●" * have + "○" * (NEST_FULL[c] - have))
-    lines.append("nest   " + "   ".join(eggs))
-    lines.append(status_line(game))
+    lines.append(label(w["nest"]) + "   ".join(eggs))
+    lines.append(status_line(game, w))
     return "\n".join(lines)

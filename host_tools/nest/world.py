@@ -433,18 +433,29 @@ class NestWorld:
         self.truth.append({"what": "pole_in", "t_ms": a.t_reed, "t_in": a.t0, "t_leave": a.t_leave})
         return a.t_leave
 
-    def pour_back(self, t_ms):
-        """Every egg that is out goes back into the bowl; returns when the hand leaves."""
+    def pour_back(self, t_ms, eggs=None):
+        """Eggs that are out go back into the bowl: every one, or only `eggs` ({colour: count}, as a
+        player puts back the eggs that belong in the nest while an egg taken this round stays out);
+        returns when the hand leaves."""
+        if eggs is not None:
+            for c, n in eggs.items():
+                if c not in self.full or not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                    names = ", ".join(self.full)
+                    raise ValueError(f"pour_back: eggs must map colours ({names}) to counts")
+                out = self.full[c] - self.nest[c]
+                if n > out:
+                    raise ValueError(f"pour_back: only {out} {c} egg(s) are out")
         back = {}
         masses = []
         for c in self.full:
-            n = self.full[c] - self.nest[c]
+            n = self.full[c] - self.nest[c] if eggs is None else eggs.get(c, 0)
             if n > 0:
                 back[c] = n
                 for _ in range(n):
                     masses.append(self.masses[c])
         a = self._add(_Pour(self.rng, int(t_ms), masses))
-        self.nest = dict(self.full)
+        for c, n in back.items():
+            self.nest[c] += n
         self.truth.append({"what": "back", "t_ms": a.t_leave, "eggs": back, "t_in": a.t0})
         return a.t_leave
 

@@ -66,6 +66,11 @@ def _world_action(board, op, req):
         elif op == "load":
             entry["grams"] = _load_grams(w, req)
             until = w.load(t, entry["grams"])
+        elif op == "pour_back" and req.get("eggs") is not None:
+            if not isinstance(req["eggs"], dict):
+                raise ValueError("pour_back: eggs must be an object {colour: count}")
+            entry["eggs"] = req["eggs"]
+            until = w.pour_back(t, req["eggs"])
         else:
             until = getattr(w, op)(t)
     except ValueError as e:
@@ -200,8 +205,8 @@ class ControlClient:
     def seat_pole(self, in_ms=0):
         return self.request("seat_pole", in_ms=in_ms)
 
-    def pour_back(self, in_ms=0):
-        return self.request("pour_back", in_ms=in_ms)
+    def pour_back(self, in_ms=0, eggs=None):
+        return self.request("pour_back", in_ms=in_ms, eggs=eggs)
 
     def load(self, grams=None, colour=None, count=1, in_ms=0):
         """Put a mass on the bowl (grams, or `count` eggs of `colour`); negative lifts it off."""

@@ -44,7 +44,8 @@ DEFAULT_FLASH = ROOT / "build" / "web-flash"
 LED_PERIOD_S = 1 / 15     # LED and buzzer read-back, pushed to the page when they change
 WORLD_PERIOD_S = 0.25
 STATUS_PERIOD_S = 1.0     # the board's `status`, also asked right after each event it sends
-BUTTON_HOLD_S = 0.15      # a finger holds a button well past the firmware's 20 ms debounce
+BUTTON_HOLD_S = 0.15      # a finger holds a button well past the firmware's 20 ms debounce...
+BUTTON_CONFIRM_S = 3.0    # ...and on until the board answers the press (a busy firmware polls late)
 HISTORY = 300             # events kept for a page that connects (or reloads) later
 READY_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 10.0
@@ -117,6 +118,9 @@ class NestSession:
         self._stop = threading.Event()
         self._status_due = None
         self._ready = threading.Event()
+        self._reactions = 0            # the board's action and note lines so far: a press's answer
+        self._take_lock = asyncio.Lock()
+        self._hand_until_ms = 0        # world time at which the last take's hand leaves the bowl
 
     # ---- life cycle -----------------------------------------------------------------------------
 
@@ -212,6 +216,8 @@ class NestSession:
         if obj.get("re") in ("log", "logs"):
             return  # asked for by the download, not something that happened
         self.remember(obj)
+        if obj.get("ev") in ("action", "note"):
+            self._reactions += 1
         if "ev" in obj:
             self._ask_status_soon()
 
@@ -289,11 +295,22 @@ class NestSession:
             name = str(msg.get("button", "")).upper()
             if name not in BUTTONS:
                 raise NestError(f"button: {name!r} is not one of {', '.join(BUTTONS)}")
-            await asyncio.to_thread(control.press, name)
-            await asyncio.sleep(BUTTON_HOLD_S)
-            await asyncio.to_thread(control.release, name)
+            await self._press(control, name)
         elif op == "take":
-            await self._take(msg)
+            hand_ms = await self._take(msg)
+            with contextlib.suppress(NestError):
+                await self.refresh_world()
+            return {"type": "done", "op": op, "ok": True, "hand_ms": hand_ms}
+        elif op == "pour_back" and msg.get("eggs") is not None:
+            eggs = msg["eggs"]
+            if not isinstance(eggs, dict) or not all(
+                    c in EGGS and isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 5
+                    for c, n in eggs.items()):
+                raise NestError("pour_back: eggs must be {colour: count} with colours from GYRBP")
+            answer = await asyncio.to_thread(control.request, op, eggs=eggs)
+            if not answer.get("ok"):
+                raise NestError(answer.get("error", "pour_back: refused"))
+            self.remember({"world": op, "eggs": eggs})
         elif op in ("knock_pole", "seat_pole", "pour_back"):
             await asyncio.to_thread(control.request, op)
             self.remember({"world": op})
@@ -308,6 +325,22 @@ class NestSession:
             await self.refresh_world()
         return {"type": "done", "op": op, "ok": True}
 
+    async def _press(self, control, name):
+        """Hold the button until the board answers the press (an action or a note), as a finger
+        holds on while nothing happens; a press that gets no answer is reported, never lost
+        silently, and the button is always released."""
+        seen = self._reactions
+        await asyncio.to_thread(control.press, name)
+        try:
+            await asyncio.sleep(BUTTON_HOLD_S)
+            end = time.monotonic() + BUTTON_CONFIRM_S
+            while self._reactions == seen and time.monotonic() < end:
+                await asyncio.sleep(0.02)
+        finally:
+            await asyncio.to_thread(control.release, name)
+        if self._reactions == seen:
+            raise NestError(f"the nest did not answer the {name} button: press it again")
+
     async def _take(self, msg):
         colour = str(msg.get("colour", ""))
         hand = msg.get("hand", "steady")
@@ -319,8 +352,15 @@ class NestSession:
         if not isinstance(chance, (int, float)) or not 0 <= chance <= 1:
             raise NestError("take: chance must be a number from 0 to 1")
         control = self.board.control
-        world = await asyncio.to_thread(control.world)
-        answer = await asyncio.to_thread(control.take, colour, hand)
+        # One hand in the bowl at a time: a double click, or two tabs clicking at once, is one take.
+        async with self._take_lock:
+            world = await asyncio.to_thread(control.world)
+            if world["t_ms"] < self._hand_until_ms:
+                raise NestError("take: a hand is still in the bowl")
+            answer = await asyncio.to_thread(control.take, colour, hand)
+            if not answer.get("ok"):
+                raise NestError(answer.get("error", "take: refused"))
+            self._hand_until_ms = answer["until_ms"]
         event = {"world": "take", "colour": colour, "hand": hand}
         mishap = None
         if hand == "shaky":
@@ -333,6 +373,7 @@ class NestSession:
                 await asyncio.to_thread(control.knock_pole, mishap["in_ms"])
             event["mishap"] = mishap
         self.remember(event)
+        return answer["until_ms"] - answer["t_ms"]
 
 
 def make_app(session):

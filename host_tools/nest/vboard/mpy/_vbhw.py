@@ -83,7 +83,7 @@ def _apply(e):
         elif a == "seat_pole":
             w.seat_pole(t)
         elif a == "pour_back":
-            w.pour_back(t)
+            w.pour_back(t, e.get("eggs"))
         elif a == "load":
             w.load(t, e["grams"])
         elif a == "set":

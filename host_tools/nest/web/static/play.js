@@ -2,46 +2,61 @@
 // It decides nothing about the rules: verdicts, prompts and positions come from the firmware's
 // console (relayed by the server), the LEDs and the buzzer are the board's read-back, and the
 // eggs and the pole are the simulated world's. Clicks become button presses or hands in the world.
+// Words come from i18n.js (German, English, French); the board's codes are worded here.
 "use strict";
 
-const NAMES = { G: "green", Y: "yellow", R: "red", B: "blue", P: "purple", J: "Gulo junior" };
 const KEYS = { r: "REVEAL", g: "GREEN", y: "YELLOW", d: "RED", b: "BLUE", m: "MENU" };
 const WORLD_KEYS = { k: "knock_pole", s: "seat_pole", p: "pour_back" };
+const BUTTON_COLOUR = { GREEN: "G", YELLOW: "Y", RED: "R", BLUE: "B" };
+const EGG_COLOURS = "GYRBP";
 // The 22 eggs laid in the bowl in a fixed, mixed order: outer ring 14, inner ring 8.
 const EGG_ORDER = "GYRBGPYRBGYRBGYRBPGYRB";
 
 const $ = (id) => document.getElementById(id);
+let T = LANGS[pickLanguage()];
 let ws = null;
 let layout = null;
 let status = null;
 let world = null;
+let history = [];
 let audio = null;
-let soundOn = false;
+let soundOn = true;          // on by default; browsers start it at the first click or key (a gesture)
+let soundChosen = false;     // the player switched it themselves
 let lastMenu = null;
+let takeBusyUntil = 0;       // a hand is in the bowl: a second click is not a second take
+const picked = {};           // colour -> the egg element last clicked, the one that leaves the bowl
 
 // ---- connection ---------------------------------------------------------------------------------
 
 function connect() {
   ws = new WebSocket(`ws://${location.host}/ws`);
-  ws.onopen = () => setConn("connected to the virtual nest", "ok");
-  ws.onclose = () => { setConn("connection lost: retrying\u2026", "bad"); setTimeout(connect, 1000); };
+  ws.onopen = () => setConn("ok");
+  ws.onclose = () => { setConn("lost"); setTimeout(connect, 1000); };
   ws.onmessage = (m) => receive(JSON.parse(m.data));
 }
 
-function setConn(text, cls) {
+function setConn(which) {
   const c = $("conn");
-  c.textContent = text;
-  c.className = "conn " + cls;
+  c.dataset.state = which;
+  c.textContent = T.conn[which];
+  c.className = "conn " + (which === "ok" ? "ok" : which === "lost" ? "bad" : "");
 }
 
 function send(req) {
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(req));
+  if (ws && ws.readyState === WebSocket.OPEN) {
+    ws.send(JSON.stringify(req));
+    return true;
+  }
+  addLine(T.conn.notSent, "error");  // never drop a press silently
+  return false;
 }
 
 function receive(msg) {
   if (msg.type === "hello") {
+    // A (re)connection: everything is drawn again from the server's snapshot.
     layout = msg.layout;
     buildLeds();
+    history = [];
     $("events").replaceChildren();
     for (const ev of msg.events) addEvent(ev);
     if (msg.world) showWorld(msg.world);
@@ -55,25 +70,28 @@ function receive(msg) {
     showLeds(msg.leds, msg.buzzer);
   } else if (msg.type === "world") {
     showWorld(msg.world);
-  } else if (msg.type === "done" && !msg.ok) {
-    addLine(`Not done (${msg.op}): ${msg.error}`, "error");
+  } else if (msg.type === "done") {
+    if (msg.op === "take") takeBusyUntil = msg.ok && msg.hand_ms ? Date.now() + msg.hand_ms : 0;
+    if (!msg.ok) addLine(T.notDone(msg.op, msg.error), "error");
   }
 }
 
 // ---- the LEDs and the buzzer ------------------------------------------------------------------------
 
 function buildLeds() {
+  // LEDs are found by their strip index (data-led), never by renaming elements: a second hello
+  // (a reconnect) builds the same thing again.
   const path = $("path-leds");
   path.replaceChildren();
   for (let k = 1; k <= layout.path_count; k++) {
     const led = document.createElement("span");
     led.className = "led";
-    led.id = `led-${layout.path_first + k - 1}`;
-    led.title = `path tile ${k}`;
+    led.dataset.led = layout.path_first + k - 1;
+    led.title = T.tile(k, null).split(":")[0];
     path.append(led);
   }
-  $("led-deck").id = `led-${layout.deck}`;
-  $("led-status").id = `led-${layout.status}`;
+  $("led-deck").dataset.led = layout.deck;
+  $("led-status").dataset.led = layout.status;
 }
 
 function paintLed(el, rgb) {
@@ -89,11 +107,11 @@ function paintLed(el, rgb) {
 
 function showLeds(leds, buzzer) {
   if (!layout) return;
-  leds.forEach((rgb, i) => paintLed(document.getElementById(`led-${i}`), rgb));
+  leds.forEach((rgb, i) => paintLed(document.querySelector(`[data-led="${i}"]`), rgb));
   const on = buzzer && buzzer.freq > 0 && buzzer.duty_u16 > 0;
   const bz = $("buzzer");
   bz.dataset.freq = on ? buzzer.freq : 0;
-  bz.textContent = on ? `\u266a ${buzzer.freq} Hz` : "\u266a silent";
+  bz.textContent = T.buzzer(on ? buzzer.freq : 0);
   bz.classList.toggle("on", on);
   playTone(on ? buzzer.freq : 0, on ? buzzer.duty_u16 : 0);
 }
@@ -109,26 +127,33 @@ function playTone(freq, duty) {
   }
 }
 
-function toggleSound() {
-  // Browsers allow sound only after a user gesture: the AudioContext is made here.
-  if (!audio) {
-    const Ctx = window.AudioContext || window.webkitAudioContext;
-    if (!Ctx) return;
-    const ctx = new Ctx();
-    const osc = ctx.createOscillator();
-    const gain = ctx.createGain();
-    osc.type = "square";
-    gain.gain.value = 0;
-    osc.connect(gain).connect(ctx.destination);
-    osc.start();
-    audio = { ctx, osc, gain };
-  }
-  soundOn = !soundOn;
+function startAudio() {
+  // Browsers allow sound only after a user gesture: the AudioContext is made at the first one.
+  if (audio) return;
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (!Ctx) return;
+  const ctx = new Ctx();
+  const osc = ctx.createOscillator();
+  const gain = ctx.createGain();
+  osc.type = "square";
+  gain.gain.value = 0;
+  osc.connect(gain).connect(ctx.destination);
+  osc.start();
+  audio = { ctx, osc, gain };
   audio.ctx.resume();
-  $("sound").textContent = soundOn ? "sound on" : "sound off";
+}
+
+function toggleSound() {
+  startAudio();
+  soundOn = !soundOn;
+  soundChosen = true;
+  showSound();
+  playTone(Number($("buzzer").dataset.freq), 32768);
+}
+
+function showSound() {
+  $("sound").textContent = T.sound(soundOn);
   $("sound").setAttribute("aria-pressed", String(soundOn));
-  const bz = $("buzzer").dataset;
-  playTone(Number(bz.freq), 32768);
 }
 
 // ---- the bowl (the world) -----------------------------------------------------------------------------
@@ -148,46 +173,116 @@ function buildBowl() {
     egg.dataset.colour = c;
     egg.dataset.n = n;
     egg.id = `egg-${c}-${n}`;
+    egg.textContent = SYMBOLS[c];
     egg.style.left = `${50 + r * Math.cos(a)}%`;
     egg.style.top = `${50 + r * Math.sin(a)}%`;
-    egg.setAttribute("aria-label", `take a ${NAMES[c]} egg`);
-    egg.addEventListener("click", () => takeEgg(c));
+    egg.addEventListener("click", () => takeEgg(egg));
     bowl.append(egg);
   });
 }
 
 function showWorld(w) {
   world = w;
-  const out = [];
-  for (const egg of document.querySelectorAll("#bowl .egg")) {
-    const c = egg.dataset.colour;
-    const inNest = Number(egg.dataset.n) <= (w.nest[c] || 0);
-    egg.hidden = !inNest;
-    if (!inNest) out.push(c);
+  // The eggs of each colour on the page follow the world's count; the egg that was clicked is the
+  // one that leaves, and eggs come back in the order they left.
+  for (const c of EGG_COLOURS) {
+    const eggs = [...document.querySelectorAll(`#bowl .egg[data-colour="${c}"]`)];
+    const want = w.nest[c] || 0;
+    let shown = eggs.filter((e) => !e.hidden);
+    while (shown.length > want) {
+      const chosen = picked[c] && !picked[c].hidden ? picked[c] : shown[shown.length - 1];
+      chosen.hidden = true;
+      chosen.dataset.left = String(Date.now() + Math.random());
+      picked[c] = null;
+      shown = shown.filter((e) => e !== chosen);
+    }
+    const gone = eggs.filter((e) => e.hidden).sort((a, b) => Number(a.dataset.left || 0) - Number(b.dataset.left || 0));
+    while (shown.length < want && gone.length) {
+      const back = gone.shift();
+      back.hidden = false;
+      shown.push(back);
+    }
   }
+  showTray();
+  $("pole").dataset.seated = String(w.pole_seated);
+  $("pole").setAttribute("aria-label", T.pole(w.pole_seated));
+  $("pole-down").hidden = w.pole_seated;
+  $("app").dataset.nest = Object.values(w.nest).reduce((a, b) => a + b, 0);
+  $("app").dataset.pole = w.pole_seated ? "seated" : "down";
+  if (status) showPrompt();
+}
+
+function showTray() {
+  const out = [...document.querySelectorAll("#bowl .egg[hidden]")].map((e) => e.dataset.colour);
   const tray = $("out-eggs");
   tray.replaceChildren(...out.map((c) => {
     const e = document.createElement("span");
     e.className = `egg-out c-${c}`;
-    e.title = `${NAMES[c]} egg`;
+    e.textContent = SYMBOLS[c];
+    e.setAttribute("role", "img");
+    e.setAttribute("aria-label", T.eggName(c));
     return e;
   }));
-  if (!out.length) tray.textContent = "none";
-  $("pole").dataset.seated = String(w.pole_seated);
-  $("pole-down").hidden = w.pole_seated;
-  $("app").dataset.nest = Object.values(w.nest).reduce((a, b) => a + b, 0);
-  $("app").dataset.pole = w.pole_seated ? "seated" : "down";
+  if (!out.length) tray.textContent = T.none;
 }
 
-function takeEgg(colour) {
+function takeEgg(egg) {
+  if (Date.now() < takeBusyUntil) return;  // a double click is one take: the hand is still in the bowl
   const hand = document.querySelector("input[name=hand]:checked").value;
-  send({ op: "take", colour, hand, chance: Number($("chance").value) / 100 });
+  picked[egg.dataset.colour] = egg;
+  takeBusyUntil = Date.now() + 1500;  // until the server says how long the hand stays
+  if (!send({ op: "take", colour: egg.dataset.colour, hand, chance: Number($("chance").value) / 100 })) {
+    takeBusyUntil = 0;
+  }
+}
+
+// What differs between the nest the game expects (the firmware's state) and the bowl (the world):
+// {back: {colour: n}, out: {colour: n}}. Only for wording the prompt and pouring back exactly the
+// eggs that belong in the nest.
+function nestDiff() {
+  const back = {};
+  const out = {};
+  if (!status || !world) return { back, out };
+  const want = status.state.nest;
+  for (const c of EGG_COLOURS) {
+    const d = (want[c] || 0) - (world.nest[c] || 0);
+    if (d > 0) back[c] = d;
+    if (d < 0) out[c] = -d;
+  }
+  return { back, out };
+}
+
+function eggsText(counts) {
+  return T.list(Object.entries(counts).map(([c, n]) => T.eggs(c, n)));
+}
+
+function pourBack() {
+  // Only the eggs that belong in the nest go back: an egg taken this round stays out.
+  const { back } = nestDiff();
+  const eggs = Object.keys(back).length && status && status.state.winner === null ? back : null;
+  send(eggs ? { op: "pour_back", eggs } : { op: "pour_back" });
 }
 
 // ---- what the board says ------------------------------------------------------------------------------
 
-function gulo(p) {
-  return `Gulo ${p + 1}`;
+function aheadColours(s) {
+  // The face-up colours ahead of the player to act (what Choose may offer), by the state's path.
+  const pos = s.positions[s.turn];
+  const out = new Set();
+  for (let k = pos + 1; k <= s.revealed; k++) out.add(s.path[k - 1]);
+  return [...out];
+}
+
+function legalButtons(st) {
+  // Buttons that can do something now; the others are greyed out (the board still judges a press).
+  const s = st.state;
+  if (st.phase === "menu") return new Set(["MENU", "REVEAL", "GREEN", "YELLOW", "RED"]);
+  if (st.phase !== "pick" || s.winner !== null) return new Set(["MENU"]);
+  const ok = new Set(["MENU"]);
+  const onLast = s.positions[s.turn] === s.path.length;
+  if (onLast || s.revealed < s.path.length) ok.add("REVEAL");
+  if (!onLast) for (const c of aheadColours(s)) ok.add(Object.keys(BUTTON_COLOUR).find((b) => BUTTON_COLOUR[b] === c));
+  return ok;
 }
 
 function showStatus(st) {
@@ -200,122 +295,254 @@ function showStatus(st) {
   app.demand = s.demand || "";
   app.positions = s.positions.join(",");
   app.prompt = st.prompt || "";
-  let text;
-  if (s.winner !== null) text = `${gulo(s.winner)} has freed Gulo junior and wins! (new game below)`;
-  else if (st.phase === "menu") text = menuText();
-  else if (st.prompt) text = `The nest asks: ${st.prompt}.`;
-  else if (st.phase === "pick") {
-    const onLast = s.positions[s.turn] === s.path.length;
-    text = `${gulo(s.turn)}: press ${onLast ? "Reveal to turn over the deck" : "Reveal or a colour ahead"}.`;
-  } else if (st.phase === "attempt" || st.phase === "confirm") {
-    text = `${gulo(s.turn)}: take a ${NAMES[s.demand]} egg.`;
-  } else text = "The nest is settling\u2026";
-  if (st.fault) text = `Fault: ${st.fault}. ${text}`;
-  const prompt = $("prompt");
-  prompt.textContent = text;
-  prompt.className = `prompt ${s.demand ? "c-" + s.demand : ""} ${s.winner !== null ? "won" : ""}`;
+  const ok = legalButtons(st);
+  for (const b of document.querySelectorAll("button[data-button]")) b.disabled = !ok.has(b.dataset.button);
   $("players-n").value = String(s.players);
   $("variant").value = s.variant;
+  showPrompt();
   showPath(s);
+  showSummary(s);
 }
 
-function menuText() {
-  const m = lastMenu || {};
-  return `Menu: ${m.players || "?"} players, ${m.variant || "?"} game. G fewer, Y more players, ` +
-    "R variant, Reveal starts it, Menu closes.";
+function promptText() {
+  const st = status;
+  const s = st.state;
+  if (s.winner !== null) return T.won(s.winner);
+  if (st.phase === "menu") return T.menu(lastMenu || {});
+  if (st.prompt) {
+    if (/pole/.test(st.prompt)) return T.polePrompt;
+    const { back, out } = nestDiff();
+    const parts = [];
+    if (Object.keys(back).length) parts.push(T.putBack(eggsText(back)));
+    const nOut = Object.values(out).reduce((a, b) => a + b, 0);
+    if (nOut) parts.push(T.staysOut(eggsText(out), nOut));
+    return parts.length ? parts.join(" ") : T.eggsPrompt;
+  }
+  if (st.phase === "pick") {
+    const onLast = s.positions[s.turn] === s.path.length;
+    if (onLast) return T.pickDeck(s.turn);
+    const cs = aheadColours(s).map((c) => T.colour[c]).join(", ");
+    const canReveal = s.revealed < s.path.length;
+    if (cs && canReveal) return T.pickBoth(s.turn, cs);
+    return cs ? T.pickColour(s.turn, cs) : T.pickReveal(s.turn);
+  }
+  if (st.phase === "attempt" || st.phase === "confirm") return T.takeDemand(s.turn, s.demand);
+  return T.settling;
+}
+
+function showPrompt() {
+  const st = status;
+  const s = st.state;
+  let text = promptText();
+  if (st.fault) text = `${T.fault(st.fault)} ${text}`;
+  const prompt = $("prompt");
+  const badge = document.createElement("span");
+  badge.className = s.demand ? `badge c-${s.demand}` : "badge";
+  badge.textContent = s.demand ? SYMBOLS[s.demand] : "";
+  badge.hidden = !s.demand;
+  badge.setAttribute("aria-hidden", "true");
+  const words = document.createElement("span");
+  words.textContent = text;
+  prompt.replaceChildren(badge, words);
+  prompt.className = `prompt ${s.winner !== null ? "won" : ""}`;
 }
 
 function showPath(s) {
   const tiles = $("tiles");
+  const was = gulosAt(tiles);
   tiles.replaceChildren();
-  for (let k = 1; k <= s.path.length; k++) {
+  const cell = (cls, label, text) => {
     const li = document.createElement("li");
+    li.className = cls;
+    li.setAttribute("aria-label", label);
+    const face = document.createElement("span");
+    face.className = "face";
+    face.setAttribute("aria-hidden", "true");
+    face.textContent = text;
+    li.append(face);
+    return li;
+  };
+  const here = (k) => s.positions.map((pos, p) => (pos === k ? p : -1)).filter((p) => p >= 0);
+  const withGulos = (li, k) => {
+    const ps = here(k);
+    if (ps.length) {
+      li.setAttribute("aria-label", li.getAttribute("aria-label") + T.here(T.list(ps.map(T.gulo))));
+      const box = document.createElement("span");
+      box.className = "on-tile";
+      for (const p of ps) box.append(marker(p, s.turn));
+      li.append(box);
+    }
+    return li;
+  };
+  tiles.append(withGulos(cell("tile start", T.start, T.start), 0));
+  for (let k = 1; k <= s.path.length; k++) {
     const up = k <= s.revealed;
-    li.className = up ? `tile c-${s.path[k - 1]}` : "tile hidden";
-    li.textContent = up ? s.path[k - 1] : "?";
-    li.title = `tile ${k}${up ? ": " + NAMES[s.path[k - 1]] : ", face down"}`;
-    s.positions.forEach((pos, p) => {
-      if (pos === k) li.append(marker(p, s.turn));
-    });
-    tiles.append(li);
+    const c = s.path[k - 1];
+    tiles.append(withGulos(cell(up ? `tile c-${c}` : "tile hidden", T.tile(k, up ? c : null),
+      up ? SYMBOLS[c] : "?"), k));
   }
+  tiles.append(cell("tile junior", T.junior, SYMBOLS.J));
+  glide(tiles, was);
   const players = $("players");
   players.replaceChildren(...s.positions.map((pos, p) => {
     const li = document.createElement("li");
-    li.append(marker(p, s.turn), ` ${gulo(p)}: ${pos === 0 ? "at the start" : "tile " + pos}`);
+    li.append(marker(p, s.turn), ` ${T.at(p, pos)}`);
     if (p === s.turn) li.className = "to-act";
     return li;
   }));
-  const drawn = s.drawn ? ` Turned over: ${NAMES[s.drawn]}.` : "";
-  $("deck-info").textContent = `Deck: ${s.deck.length} tile(s) face down.${drawn} ${s.variant} game.`;
+  $("deck-info").textContent = T.deck(s.deck.length, s.drawn, s.variant);
+}
+
+function gulosAt(tiles) {
+  const at = {};
+  for (const m of tiles.querySelectorAll(".gulo")) at[m.dataset.p] = m.getBoundingClientRect();
+  return at;
+}
+
+function glide(tiles, was) {
+  // A Gulo that changed tile slides from where it stood to its new tile (drawn first at the new
+  // place, shifted back, then let go), so a child sees where it went; nothing moves for those who
+  // ask for reduced motion.
+  if (window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  for (const m of tiles.querySelectorAll(".gulo")) {
+    const old = was[m.dataset.p];
+    if (!old) continue;
+    const now = m.getBoundingClientRect();
+    const dx = old.left - now.left;
+    const dy = old.top - now.top;
+    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+    m.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }],
+      { duration: 600, easing: "ease-in-out" });
+  }
+}
+
+function textOn(rgb) {
+  // Black or white text on a Gulo's colour, whichever contrasts more (WCAG 2 relative luminance).
+  const lum = rgb.map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+  const L = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
+  return (L + 0.05) / 0.05 >= 1.05 / (L + 0.05) ? "#000" : "#fff";
 }
 
 function marker(p, turn) {
   const m = document.createElement("span");
   m.className = "gulo" + (p === turn ? " acting" : "");
+  m.dataset.p = p;
   const c = layout ? layout.gulos[p] : [200, 200, 200];
   m.style.background = `rgb(${c.join(",")})`;
+  m.style.color = textOn(c);
   m.textContent = p + 1;
-  m.title = gulo(p);
+  m.title = T.gulo(p);
   return m;
+}
+
+// ---- the end of a game: who won, in how many turns, the alarms and the eggs -----------------------------
+
+function showSummary(s) {
+  const box = $("summary");
+  if (s.winner === null) {
+    box.hidden = true;
+    return;
+  }
+  const actions = history.filter((ev) => ev.ev === "action").map((ev) => ev.outcome);
+  // Only this game's actions: those after the last "started" note.
+  const startIdx = history.map((ev) => Boolean(ev.note && ev.note.started)).lastIndexOf(true);
+  const mine = (startIdx >= 0 ? history.slice(startIdx) : history).filter((ev) => ev.ev === "action").map((ev) => ev.outcome);
+  const list = mine.length ? mine : actions;
+  const turns = list.filter((o) => ["reveal", "choose", "draw", "junior"].includes(o.event)).length;
+  const alarms = list.filter((o) => o.event === "alarm").length;
+  const eggs = s.positions.map(() => ({}));
+  for (const o of list) if (o.event === "success") eggs[o.player][o.egg] = (eggs[o.player][o.egg] || 0) + 1;
+  $("summary-title").textContent = T.summaryTitle(s.winner);
+  $("summary-text").textContent = T.summary(turns, alarms);
+  const table = $("summary-eggs");
+  table.replaceChildren();
+  const head = document.createElement("tr");
+  head.append(th(T.summaryPlayer), ...["G", "Y", "R", "B", "P"].map((c) => th(`${SYMBOLS[c]} ${T.colour[c]}`)));
+  table.append(head);
+  eggs.forEach((e, p) => {
+    const tr = document.createElement("tr");
+    tr.append(th(T.gulo(p)), ...["G", "Y", "R", "B", "P"].map((c) => td(String(e[c] || 0))));
+    table.append(tr);
+  });
+  box.hidden = false;
+}
+
+function th(text) { const e = document.createElement("th"); e.textContent = text; return e; }
+function td(text) { const e = document.createElement("td"); e.textContent = text; return e; }
+
+// ---- the history --------------------------------------------------------------------------------------
+
+function refusalWhy(n) {
+  // The firmware's reasons are codes (a phase) or the rule engine's English sentence; worded here.
+  if (n.phase) return T.why[n.phase] || n.why || "";
+  const w = n.why || "";
+  let m;
+  if ((m = /no face-up (\w) tile/.exec(w))) return T.why.notAhead(m[1]);
+  if (/no face-down path tile/.test(w)) return T.why.noFaceDown;
+  if (/on the last tile/.test(w)) return T.why.lastTile;
+  if (/already demanded/.test(w)) return T.why.demanded;
+  if (/game is over/.test(w)) return T.why.won;
+  return w;
 }
 
 function describe(ev) {
   // -> [text, kind] or null (not worth a line)
   if (ev.world) {
-    const what = { knock_pole: "You knock the pole over.", seat_pole: "You seat the pole.",
-      pour_back: "You pour the eggs back into the nest." }[ev.world];
-    if (what) return [what, "world"];
-    let t = `You take a ${NAMES[ev.colour]} egg (${ev.hand} hand)`;
-    if (ev.mishap && ev.mishap.what === "drop") t += ` and push a ${NAMES[ev.mishap.colour]} egg out!`;
-    else if (ev.mishap) t += " and topple the pole!";
+    if (ev.world === "knock_pole") return [T.youKnock, "world"];
+    if (ev.world === "seat_pole") return [T.youSeat, "world"];
+    if (ev.world === "pour_back") return [T.youPour(ev.eggs ? eggsText(ev.eggs) : null), "world"];
+    let t = T.youTake(ev.colour, ev.hand);
+    if (ev.mishap && ev.mishap.what === "drop") t += T.mishapDrop(ev.mishap.colour);
+    else if (ev.mishap) t += T.mishapPole;
     return [t + (ev.mishap ? "" : "."), "world"];
   }
   if (ev.ev === "action") {
     const o = ev.outcome;
-    const p = gulo(o.player);
+    const p = o.player;
     switch (o.event) {
-      case "reveal": return [`${p} reveals tile ${o.tile}: ${NAMES[o.demand]}.`, "reveal"];
-      case "choose": return [`${p} chooses ${NAMES[o.demand]}.`, "choose"];
-      case "draw": return [`${p} turns over the deck: ${NAMES[o.tile]}.`, "draw"];
-      case "junior": return [`${p} turns over Gulo junior and wins!`, "win"];
+      case "reveal": return [T.reveal(p, o.tile, o.demand), "reveal"];
+      case "choose": return [T.choose(p, o.demand), "choose"];
+      case "draw": return [T.draw(p, o.tile), "draw"];
+      case "junior": return [T.juniorWin(p), "win"];
       case "success": {
-        let t = `${p} takes a ${NAMES[o.egg]} egg: ${o.from} \u2192 ${o.to}.`;
-        if (o.last_egg) t += ` The last ${NAMES[o.egg]} egg: all eggs go back, ${p} plays again.`;
-        if (o.winner !== undefined) return [t + ` ${p} frees Gulo junior and wins!`, "win"];
+        let t = T.success(p, o.egg, o.from, o.to);
+        if (o.last_egg) t += T.lastEgg(p, o.egg);
+        if (o.winner !== undefined) return [t + T.winsToo(p), "win"];
         return [t, o.last_egg ? "last-egg" : "success"];
       }
       case "alarm": {
-        const why = o.cause === "wrong egg" ? `wrong egg (${NAMES[o.egg]})` : o.cause;
-        return [`EGG ALARM (${why})! ${p} goes back ${o.from} \u2192 ${o.to}.`, "alarm"];
+        const why = o.cause === "wrong egg" ? T.wrongEgg(o.demand, o.egg) : (T.alarmWhy[o.cause] || T.alarmWhy.alarm);
+        return [T.alarm(p, why, o.demand, o.from, o.to), "alarm"];
       }
-      default: return [`${p}: ${o.event}`, "action"];
+      default: return [`${T.gulo(p)}: ${o.event}`, "action"];
     }
   }
   if (ev.ev === "note") {
     const n = ev.note;
-    if (n.prompt) return [`The nest asks: ${n.prompt}.`, "prompt"];
+    if (n.prompt) return [/pole/.test(n.prompt) ? T.polePrompt : T.eggsPrompt, "prompt"];
     if (n.refused) {
-      const what = typeof n.refused === "string" ? n.refused : n.refused.do;
-      return [`Refused: ${what}${n.why ? " (" + n.why + ")" : ""}.`, "refused"];
+      if (typeof n.refused === "string") return [T.refusedButton(n.refused.toUpperCase(), refusalWhy(n)), "refused"];
+      return [T.refused(refusalWhy(n)), "refused"];
     }
-    if (n.started) return [`New game: ${n.started.players} players, ${n.started.variant}.`, "new"];
+    if (n.started) return [T.newStarted(n.started.players, n.started.variant), "new"];
     if (n.menu) {
-      if (n.menu === "closed") return ["Menu closed.", "menu"];
+      if (n.menu === "closed") return [T.menuClosed, "menu"];
       lastMenu = n.menu;
-      return [`Menu: ${n.menu.players} players, ${n.menu.variant}.`, "menu"];
+      return [T.menuLine(n.menu), "menu"];
     }
     return null;
   }
-  if (ev.ev === "fault") return [`Fault (${ev.what}): ${ev.detail}`, "fault"];
-  if (ev.ev === "fault_cleared") return [`Fault cleared (${ev.what}).`, "fault"];
-  if (ev.ev === "ready") return [ev.resumed ? "The nest started and resumed its game." : "The nest started.", "new"];
-  if (ev.ev === "crash") return [`The firmware crashed: ${ev.error}`, "error"];
-  if (ev.re && ev.ok === false) return [`The board refused ${ev.re}: ${ev.error}`, "error"];
+  if (ev.ev === "fault") return [T.faultLine(ev.what, ev.detail), "fault"];
+  if (ev.ev === "fault_cleared") return [T.faultCleared(ev.what), "fault"];
+  if (ev.ev === "ready") return [T.started(ev.resumed), "new"];
+  if (ev.ev === "crash") return [T.crash(ev.error), "error"];
+  if (ev.re && ev.ok === false) return [T.boardRefused(ev.re, ev.error), "error"];
   return null;
 }
 
 function addEvent(ev) {
+  history.push(ev);
+  if (history.length > 2000) history = history.slice(-2000);
   const d = describe(ev);
   if (d) addLine(d[0], d[1], ev.t);
 }
@@ -324,16 +551,56 @@ function addLine(text, kind, t) {
   const li = document.createElement("li");
   li.className = `ev ev-${kind}`;
   li.dataset.kind = kind;
-  const time = new Date(t || Date.now()).toLocaleTimeString();
-  li.innerHTML = `<time></time> `;
-  li.querySelector("time").textContent = time;
-  li.append(text);
+  const time = document.createElement("time");
+  time.textContent = new Date(t || Date.now()).toLocaleTimeString(document.documentElement.lang);
+  li.append(time, " ", text);
   const list = $("events");
   list.prepend(li);
   while (list.children.length > 200) list.lastChild.remove();
 }
 
+// ---- the page's fixed words ---------------------------------------------------------------------------
+
+function applyLanguage(code) {
+  T = LANGS[code];
+  document.documentElement.lang = code;
+  localStorage.setItem("gulo-lang", code);
+  $("lang").value = code;
+  for (const el of document.querySelectorAll("[data-t]")) el.textContent = T[el.dataset.t];
+  for (const el of document.querySelectorAll("[data-t-label]")) el.setAttribute("aria-label", T[el.dataset.tLabel]);
+  for (const b of document.querySelectorAll("button[data-button]")) {
+    const c = BUTTON_COLOUR[b.dataset.button];
+    b.querySelector(".name").textContent = (c ? SYMBOLS[c] + " " : "") + T.button[b.dataset.button];
+  }
+  for (const egg of document.querySelectorAll("#bowl .egg")) egg.setAttribute("aria-label", T.eggName(egg.dataset.colour));
+  $("seed").placeholder = T.random;
+  $("variant").options[0].textContent = T.standard;
+  $("variant").options[1].textContent = T.fast;
+  setConn($("conn").dataset.state || "connecting");
+  showSound();
+  if (world) showWorld(world);
+  if (layout) buildLeds();
+  if (status) showStatus(status);
+  // The history is worded again from the events themselves.
+  $("events").replaceChildren();
+  const evs = history;
+  history = [];
+  for (const ev of evs) addEvent(ev);
+}
+
 // ---- input ------------------------------------------------------------------------------------------
+
+function gameUnderWay() {
+  if (!status) return false;
+  const s = status.state;
+  return s.winner === null && (s.revealed > 0 || s.positions.some((p) => p > 0) || s.demand !== null);
+}
+
+function askNewGame() {
+  // A running game is not ended by a stray key or click: the page asks first.
+  if (gameUnderWay()) $("confirm-new").showModal();
+  else newGame();
+}
 
 function newGame() {
   const seed = $("seed").value;
@@ -348,21 +615,30 @@ function moveEggFocus(step) {
   eggs[(i + step + eggs.length) % eggs.length].focus();
 }
 
+function pressButton(name) {
+  const b = document.querySelector(`button[data-button="${name}"]`);
+  if (b && !b.disabled) send({ op: "button", button: name });
+}
+
 function onKey(e) {
+  if (!soundChosen) startAudio();
   if (e.ctrlKey || e.altKey || e.metaKey) return;
-  const tag = e.target.tagName;
-  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+  // Single-key shortcuts only when no form field has focus and no dialog is open.
+  const el = e.target;
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) || el.isContentEditable) return;
+  if ($("confirm-new").open) return;
   const k = e.key.toLowerCase();
   if (document.activeElement && document.activeElement.classList.contains("egg")) {
     if (e.key === "ArrowRight" || e.key === "ArrowDown") { moveEggFocus(1); e.preventDefault(); return; }
     if (e.key === "ArrowLeft" || e.key === "ArrowUp") { moveEggFocus(-1); e.preventDefault(); return; }
   }
-  if (KEYS[k]) send({ op: "button", button: KEYS[k] });
+  if (KEYS[k]) pressButton(KEYS[k]);
+  else if (k === "p") pourBack();
   else if (WORLD_KEYS[k]) send({ op: WORLD_KEYS[k] });
   else if (k === "h") {
     const shaky = document.querySelector("input[value=shaky]");
     (shaky.checked ? document.querySelector("input[value=steady]") : shaky).checked = true;
-  } else if (k === "n") newGame();
+  } else if (k === "n") askNewGame();
   else return;
   e.preventDefault();
 }
@@ -370,15 +646,21 @@ function onKey(e) {
 function init() {
   buildBowl();
   for (const b of document.querySelectorAll("button[data-button]")) {
-    b.addEventListener("click", () => send({ op: "button", button: b.dataset.button }));
+    b.addEventListener("click", () => pressButton(b.dataset.button));
   }
   for (const b of document.querySelectorAll("button[data-world]")) {
-    b.addEventListener("click", () => send({ op: b.dataset.world }));
+    b.addEventListener("click", () => (b.dataset.world === "pour_back" ? pourBack() : send({ op: b.dataset.world })));
   }
   $("chance").addEventListener("input", () => { $("chance-out").textContent = `${$("chance").value} %`; });
-  $("new-game").addEventListener("submit", (e) => { e.preventDefault(); newGame(); });
+  $("new-game").addEventListener("submit", (e) => { e.preventDefault(); askNewGame(); });
+  $("confirm-yes").addEventListener("click", () => { $("confirm-new").close(); newGame(); });
+  $("confirm-no").addEventListener("click", () => $("confirm-new").close());
+  $("again").addEventListener("click", () => newGame());
   $("sound").addEventListener("click", toggleSound);
+  $("lang").addEventListener("change", () => applyLanguage($("lang").value));
+  document.addEventListener("pointerdown", () => { if (!soundChosen) startAudio(); }, { capture: true });
   document.addEventListener("keydown", onKey);
+  applyLanguage(pickLanguage());
   connect();
 }
 

@@ -1,0 +1,147 @@
+"""The terminal's words for a game (`nest play`, `nest replay`) in the rulebook's three languages.
+
+The same names as the play page (host_tools/nest/web/static/i18n.js): players are "Gulo 1".."Gulo 6"
+(never "player 0"), colours by name, and the box's terms (EGG ALARM / EIERALARM / ALARME). The board
+sends codes; only the host words them. `pick(None)` takes the language from the environment
+(LC_ALL, LC_MESSAGES, LANG), English when it is none of ours.
+"""
+
+import os
+
+LANGUAGES = ("en", "de", "fr")
+
+_EN = {
+    "colour": {"G": "green", "Y": "yellow", "R": "red", "B": "blue", "P": "purple", "J": "Gulo junior"},
+    "an_egg": "a {c} egg",
+    "gulo": "Gulo {n}",
+    "head": "{variant} game, {players} players",
+    "variant": {"standard": "standard", "fast": "fast"},
+    "tile": "tile", "path": "path", "deck": "deck", "turned_over": "turned over", "nest": "nest",
+    "won": "{g} has freed Gulo junior and wins!",
+    "must_take": "{g} must take {egg}{source} (or the alarm goes off)",
+    "for_deck": " for the deck tile",
+    "last_tile": "{g} is on the last tile: turn over the deck (reveal)",
+    "to_pick": "{g} to pick a colour: {options}",
+    "reveal_tile": "reveal tile {k}", "choose": "choose {cs}", "or": " or ",
+    "reveals": "tile {k} is {c}: {g} must take {egg}",
+    "draws": "the deck gives {c}: {g} must take {egg}",
+    "goes_for": "{g} goes for {c}",
+    "junior": "Gulo junior! {g} wins",
+    "jumps": "{g} takes {egg} and jumps to the next {c} tile: {frm} \u2192 {to}",
+    "frees": ": Gulo junior is free, {g} wins!",
+    "last_egg": " (the last {c} egg: every egg goes back into the nest and {g} plays again)",
+    "alarm": "EGG ALARM ({why}): {g} goes back {frm} \u2192 {to}",
+    "why": {"pole": "the pole fell", "egg": "another egg fell out", "called": "called by the players",
+            "wrong egg": "wrong egg", "alarm": "alarm"},
+    "start": "start", "at_tile": "tile {k}",
+    "prompt": "{g}> ",
+    "not_allowed": "not allowed: {e}",
+    "hello": "Gulo Gulo, seed {seed}; the log goes to {log}. Type help for the commands.",
+}
+
+_DE = {
+    "colour": {"G": "grün", "Y": "gelb", "R": "rot", "B": "blau", "P": "lila", "J": "Klein-Gulo"},
+    "an_egg": "ein {c}es Ei",
+    "gulo": "Gulo {n}",
+    "head": "{variant} Spiel, {players} Spieler",
+    "variant": {"standard": "normales", "fast": "schnelles"},
+    "tile": "Feld", "path": "Weg", "deck": "Stapel", "turned_over": "aufgedeckt", "nest": "Nest",
+    "won": "{g} hat Klein-Gulo befreit und gewinnt!",
+    "must_take": "{g} muss {egg} nehmen{source} (sonst gibt es EIERALARM)",
+    "for_deck": " für das Stapelplättchen",
+    "last_tile": "{g} steht auf dem letzten Plättchen: den Stapel aufdecken (reveal)",
+    "to_pick": "{g} wählt eine Farbe: {options}",
+    "reveal_tile": "Plättchen {k} aufdecken", "choose": "{cs} wählen", "or": " oder ",
+    "reveals": "Plättchen {k} ist {c}: {g} muss {egg} nehmen",
+    "draws": "der Stapel zeigt {c}: {g} muss {egg} nehmen",
+    "goes_for": "{g} wählt {c}",
+    "junior": "Klein-Gulo! {g} gewinnt",
+    "jumps": "{g} nimmt {egg} und springt zum nächsten {c}en Plättchen: {frm} \u2192 {to}",
+    "frees": ": Klein-Gulo ist frei, {g} gewinnt!",
+    "last_egg": " (das letzte {c}e Ei: alle Eier zurück ins Nest, {g} ist noch einmal dran)",
+    "alarm": "EIERALARM ({why}): {g} geht zurück {frm} \u2192 {to}",
+    "why": {"pole": "der Alarmstab ist gefallen", "egg": "ein anderes Ei ist herausgefallen",
+            "called": "von den Spielern ausgerufen", "wrong egg": "falsches Ei", "alarm": "Alarm"},
+    "start": "Start", "at_tile": "Plättchen {k}",
+    "prompt": "{g}> ",
+    "not_allowed": "nicht erlaubt: {e}",
+    "hello": "Gulo Gulo, Startwert {seed}; das Protokoll geht nach {log}. help zeigt die Befehle.",
+}
+
+_FR = {
+    "colour": {"G": "vert", "Y": "jaune", "R": "rouge", "B": "bleu", "P": "violet", "J": "petit Gulo"},
+    "an_egg": "un œuf {c}",
+    "gulo": "Gulo {n}",
+    "head": "partie {variant}, {players} joueurs",
+    "variant": {"standard": "normale", "fast": "rapide"},
+    "tile": "bout", "path": "chemin", "deck": "pile", "turned_over": "retourné", "nest": "nid",
+    "won": "{g} a libéré le petit Gulo et gagne !",
+    "must_take": "{g} doit prendre {egg}{source} (sinon c'est l'ALARME)",
+    "for_deck": " pour le bout de la pile",
+    "last_tile": "{g} est sur le dernier bout : retourner la pile (reveal)",
+    "to_pick": "{g} choisit une couleur : {options}",
+    "reveal_tile": "retourner le bout {k}", "choose": "choisir {cs}", "or": " ou ",
+    "reveals": "le bout {k} est {c} : {g} doit prendre {egg}",
+    "draws": "la pile donne {c} : {g} doit prendre {egg}",
+    "goes_for": "{g} choisit {c}",
+    "junior": "Le petit Gulo ! {g} gagne",
+    "jumps": "{g} prend {egg} et saute au prochain bout {c} : {frm} \u2192 {to}",
+    "frees": " : le petit Gulo est libre, {g} gagne !",
+    "last_egg": " (le dernier œuf {c} : tous les œufs retournent dans le nid et {g} rejoue)",
+    "alarm": "ALARME ({why}) : {g} recule {frm} \u2192 {to}",
+    "why": {"pole": "le bâtonnet est tombé", "egg": "un autre œuf est tombé",
+            "called": "déclenchée par les joueurs", "wrong egg": "mauvais œuf", "alarm": "alarme"},
+    "start": "départ", "at_tile": "bout {k}",
+    "prompt": "{g}> ",
+    "not_allowed": "pas permis : {e}",
+    "hello": "Gulo Gulo, graine {seed} ; le journal va dans {log}. Tapez help pour les commandes.",
+}
+
+_ALL = {"en": _EN, "de": _DE, "fr": _FR}
+
+
+def pick(lang=None):
+    """The language code to use: `lang` if given, else the environment's, else English."""
+    if lang:
+        return lang
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        code = os.environ.get(var, "")[:2].lower()
+        if code in _ALL:
+            return code
+    return "en"
+
+
+class Words:
+    """The texts of one language, with the grammar the formats above need."""
+
+    def __init__(self, lang="en"):
+        if lang not in _ALL:
+            raise ValueError(f"unknown language {lang!r} (one of {', '.join(LANGUAGES)})")
+        self.lang = lang
+        self.t = _ALL[lang]
+
+    def __getitem__(self, key):
+        return self.t[key]
+
+    def colour(self, c):
+        return self.t["colour"][c]
+
+    def gulo(self, p):
+        """Player index p (0-based, as the engine counts) as the page and the box say it."""
+        return self.t["gulo"].format(n=p + 1)
+
+    def egg(self, c):
+        if self.lang == "de" and c == "P":
+            return "ein lila Ei"  # lila is not declined
+        return self.t["an_egg"].format(c=self.colour(c))
+
+    def colour_adj(self, c):
+        # German declines the colour before "Plättchen"/"Ei" (roten, rote); lila stays as it is.
+        return "lila" if self.lang == "de" and c == "P" else self.colour(c)
+
+    def where(self, k):
+        return self.t["start"] if k == 0 else self.t["at_tile"].format(k=k)
+
+    def fmt(self, key, **kw):
+        text = self.t[key].format(**kw)
+        return text.replace("lilaen ", "lila ").replace("lilae ", "lila ")
