@@ -21,7 +21,7 @@
 #    weight of the full nest; a step beyond max(0.5 g, 5 sigma) starts a disturbance (BUSY);
 # 4. BUSY: a 100 ms window's standard deviation is compared with a noise-scaled threshold: a hand
 #    (tremor, pressing, an egg held half-lifted) keeps it high; a bowl left alone rings down below
-#    it. Once quiet for _K samples in a row, the window's mean is a candidate level;
+#    it. Once quiet for _T_K ms, the window's mean is a candidate level;
 # 5. the candidate is judged before anything is said: the change (minus the pole's mass if the
 #    reed changed) must be one egg's mass, two eggs' or more, or all eggs back. A level between
 #    two colours waits longer, and so does any level the signal has sat at, still moving, for a
@@ -42,18 +42,32 @@ _INIT = const(0)
 _IDLE = const(1)
 _BUSY = const(2)
 
-_W = const(8)          # stability window: 8 samples = 100 ms at 80 SPS
+# Everything is in milliseconds of the samples' own timestamps; the rate is measured from them
+# (the HX711's internal oscillator gives 86-94 samples/s at "80 SPS" and 10-12 at "10 SPS":
+# docs/weigher.md), so the same code runs at either setting with nothing to set.
+_WMAX = const(8)       # stability window, at most 8 samples (allocated once)
+_WMIN = const(3)       # and at least 3 (a spread needs samples: 300 ms at 10 SPS)
+_T_WIN = const(100)    # ms the window spans when the rate allows (8-9 samples at 86-94/s)
 _QA = const(10)        # quiet threshold: window sd <= _QA/10 sigma + _QB centigrams
 _QB = const(5)
 _QMIN = const(16)      # cg: on a very quiet cell, a bowl ringing this little is settled enough
-_K = const(5)          # consecutive quiet windows before a level is a candidate
-_K_DOUBT = const(20)   # more quiet samples for a level between two colours (250 ms)
-_K_ADD = const(48)     # quiet samples before weight added that is not a full nest is accepted
-_K_LONG = const(240)   # quiet samples (3 s) after which any level is accepted as the new rest
+# How long the signal must have been quiet, counted from the first sample of the first quiet
+# window (at 80 SPS the old counts: 5, 20, 48 and 240 quiet windows of 8 samples).
+_T_K = const(135)      # ms quiet before a level is a candidate
+_T_DOUBT = const(325)  # ms quiet for a level between two colours
+_T_ADD = const(675)    # ms quiet before weight added that is not a full nest is accepted
+_T_LONG = const(3000)  # ms quiet after which any level is accepted as the new rest
 _FAR = const(250)      # cg: a sample this far from the window's mean is still moving
 _T_HOLD = const(400)   # ms: calm at one level for longer than this may be a held egg
+# ms quiet before one egg lighter than the heaviest colour is said: a child may hold a heavier egg
+# half-lifted, still (tremor lost in the sensor's noise), for up to 0.5 s, and that partial
+# weight can be any lighter colour's. Only a level calm for longer than such a hold is an egg.
+_T_STILL = const(520)
 _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
-_N_INIT = const(24)    # samples to learn noise and level at start (300 ms)
+_N_INIT = const(24)    # the start's sample count stops here (an ever-growing int would allocate)
+_N_MIN = const(8)      # samples and ...
+_T_INIT = const(290)   # ... ms at least to learn noise and level at start
+_T_ZERO = const(400)   # ms: the auto-zero's time constant just after a decision (x16 later)
 # ms after which the start takes the first quiet window even if the cell never stayed calm (a
 # noisy cell must still be learned; it is the firmware's to show that as a fault)
 _T_INIT_MAX = const(3000)
@@ -66,7 +80,7 @@ _HALF = const(0x20000000)
 
 class Weigher:
     def __init__(self, masses=None, pole_g=POLE_G):
-        self._buf = [0] * _W
+        self._buf = [0] * _WMAX
         self.set_masses(masses or DEFAULT_MASSES)
         self.pole_g = pole_g
         self._pole16 = int(pole_g * 100 * _S)
@@ -101,18 +115,22 @@ class Weigher:
         self._state = _INIT
         self._n = 0
         self._i = 0
+        self._w = _WMAX        # samples in the stability window (from the measured rate)
+        self._per16 = 0        # measured sample period, 1/16 ms (0: not yet known)
+        self._zs = 5           # auto-zero shift: 2**_zs samples span about _T_ZERO ms
+        self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
         self._x1 = 0
         self._x2 = 0
         self._mad16 = 0        # median |dx| between raw samples, in 1/16 cg
         self._level16 = 0
         self._full16 = 0
         self._pole_level = self._pole_now
-        self._quiet = 0
         self.out = 0           # eggs out since the nest was last full (a lower bound after "out": 2)
         self.busy_since = -1   # t_ms the current disturbance began, -1 at rest
         self._t_far = 0
         self._t_settle = 0
         self._t_init = -1      # t_ms of the first sample the start learns from
+        self._t_learn = -1     # t_ms the current try at learning began
         self._t_last = 0
         self._last16 = 0
         self.events = 0
@@ -124,7 +142,7 @@ class Weigher:
         seated = bool(seated)
         if seated != self._pole_now:
             self._pole_now = seated
-            self._quiet = 0
+            self._t_q = -1
             if self._state == _IDLE:
                 self._state = _BUSY
                 self._t_far = self.busy_since = self._t_last
@@ -167,6 +185,10 @@ class Weigher:
         """The learned sensor noise (rms grams)."""
         return self._sigma16() / (100 * _S)
 
+    def rate_sps(self):
+        """The measured sample rate (samples per second; 0 before two samples)."""
+        return 16000 // self._per16 if self._per16 else 0
+
     def _sigma16(self):
         s = self._mad16 + self._mad16 // 21   # median |dx| = 0.954 sigma
         return s if s > 2 * _S else 2 * _S
@@ -186,12 +208,14 @@ class Weigher:
 
     def feed_cg(self, t_ms, x):
         """One sample in centigrams (int). Returns None or an event dict."""
-        self._t_last = t_ms
-        x1 = self._x1
-        x2 = self._x2
         n = self._n
         if n == 0:
             x1 = x2 = x
+        else:
+            x1 = self._x1
+            x2 = self._x2
+            self._track(((t_ms - self._t_last + _HALF) & _WRAP) - _HALF)
+        self._t_last = t_ms
         # noise, from the raw difference between successive samples
         d = x - x1
         if d < 0:
@@ -217,6 +241,7 @@ class Weigher:
             self._n = n + 1   # only counts the start (an ever-growing int would allocate)
         buf = self._buf
         i = self._i
+        w = self._w
         if self._state == _INIT and n > 0:
             # a quick start: mean |dy| of the spike-free (median of 3) samples, scaled to the
             # median |dx| of raw gaussian noise (E|dy| = 0.397 sigma, median |dx| = 0.954 sigma).
@@ -227,7 +252,7 @@ class Weigher:
             self._mad16 += (d * 77 // 2 - self._mad16) >> (2 if n < 8 else 4)
         buf[i] = y
         i += 1
-        if i == _W:
+        if i >= w:
             i = 0
         self._i = i
         if self._state == _IDLE:
@@ -236,16 +261,16 @@ class Weigher:
         ref = buf[0]
         s1 = 0
         s2 = 0
-        for v in buf:
-            v -= ref
+        for j in range(w):
+            v = buf[j] - ref
             if v > _CLAMP:
                 v = _CLAMP
             elif v < -_CLAMP:
                 v = -_CLAMP
             s1 += v
             s2 += v * v
-        var_w2 = _W * s2 - s1 * s1           # variance * W^2 (cg^2)
-        mean16 = ref * _S + s1 * _S // _W
+        var_w2 = w * s2 - s1 * s1            # variance * w^2 (cg^2)
+        mean16 = ref * _S + s1 * _S // w
         dev = y * _S - mean16
         far = dev > _FAR * _S or dev < -_FAR * _S
         if far:
@@ -254,7 +279,7 @@ class Weigher:
         q = (_QA * sig // 10 + _QB * _S) // _S   # quiet: sd <= 1.0 sigma + 0.05 g, at least _QMIN
         if q < _QMIN:
             q = _QMIN
-        quiet = var_w2 <= _W * _W * q * q
+        quiet = var_w2 <= w * w * q * q
         if self._state == _INIT:
             # The start learns from a calm nest only. A board that boots while the nest still
             # moves (a hand pressing the pole in, a ring-down) would otherwise take the motion
@@ -265,12 +290,16 @@ class Weigher:
             # motion from the very start has already inflated the noise that judges quiet).
             if self._t_init < 0:
                 self._t_init = t_ms
+            if self._t_learn < 0:
+                self._t_learn = t_ms
             late = ((t_ms - self._t_init + _HALF) & _WRAP) - _HALF > _T_INIT_MAX
-            if self._n > _W and (far or not quiet) and not late:
+            if self._n > w and (far or not quiet) and not late:
                 self._n = 1
                 self._mad16 = 0
+                self._t_learn = t_ms
                 return None
-            if self._n >= _N_INIT and quiet:
+            age = ((t_ms - self._t_learn + _HALF) & _WRAP) - _HALF
+            if self._n >= _N_MIN and age >= _T_INIT and quiet:
                 self._level16 = mean16
                 full16 = mean16 if self._pole_now else mean16 + self._pole16
                 self._full16 = full16 + self._missing16
@@ -278,12 +307,49 @@ class Weigher:
                 self._state = _IDLE
             return None
         if quiet:
-            self._quiet += 1
-            if self._quiet >= _K:
+            if self._t_q < 0:
+                self._t_q = (t_ms - (w - 1) * self._per16 // _S) & _WRAP
+            if ((t_ms - self._t_q + _HALF) & _WRAP) - _HALF >= _T_K:
                 return self._judge(t_ms, mean16)
         else:
-            self._quiet = 0
+            self._t_q = -1
         return None
+
+    def _track(self, dt):
+        """Measure the sample period from the timestamps: quickly over the first samples, then
+        slowly; a gap (lost samples, a paused task) counts at most twice the period, so a real
+        change of rate is followed within about 20 samples and a glitch moves it little."""
+        if dt <= 0:
+            return
+        p = self._per16
+        d = dt * _S
+        if p == 0:
+            p = d
+        else:
+            if d > 2 * p:
+                d = 2 * p
+            p += (d - p) >> (1 if self._n < _N_INIT else 3)
+            if p < _S:
+                p = _S
+        self._per16 = p
+        w = (_T_WIN * _S + p // 2) // p
+        if w < _WMIN:
+            w = _WMIN
+        elif w > _WMAX:
+            w = _WMAX
+        if w != self._w:
+            # another rate: a window of the new length, filled with the latest sample; the
+            # quiet run starts again
+            self._w = w
+            y = self._buf[self._i - 1 if self._i else self._w - 1]
+            for j in range(_WMAX):
+                self._buf[j] = y
+            self._i = 0
+            self._t_q = -1
+            zs = 0
+            while zs < 5 and (p << zs) < _T_ZERO * _S:
+                zs += 1
+            self._zs = zs
 
     def _idle(self, t_ms, y):
         e = y * _S - self._level16
@@ -293,7 +359,7 @@ class Weigher:
             lim = 50 * _S
         if e > lim or e < -lim:
             self._state = _BUSY
-            self._quiet = 0
+            self._t_q = -1
             self.busy_since = t_ms
             self._t_far = t_ms
             return None
@@ -302,7 +368,7 @@ class Weigher:
             # decided level (its window still held some ring-down), which says nothing about the
             # full nest; later it is drift, which moves the full nest's weight along with it.
             dt = ((t_ms - self._t_settle + _HALF) & _WRAP) - _HALF
-            step = e >> 5 if dt < _T_REFINE else e >> 9
+            step = e >> self._zs if dt < _T_REFINE else e >> (self._zs + 4)
             self._level16 += step
             self._full16 += step
         return None
@@ -313,7 +379,7 @@ class Weigher:
         self._level16 = mean16
         self._pole_level = self._pole_now
         self._state = _IDLE
-        self._quiet = 0
+        self._t_q = -1
         self.busy_since = -1
 
     def _judge(self, t_ms, mean16):
@@ -322,19 +388,19 @@ class Weigher:
             delta += self._pole16 if self._pole_now else -self._pole16
         tol = self._tol
         acc = self._acc
-        k = self._quiet
+        k = ((t_ms - self._t_q + _HALF) & _WRAP) - _HALF   # ms quiet
         # sure: calm for long enough to take the nearest fit. quick: an exact fit may be taken at
         # once, unless the signal has sat near this level, still moving, for a long time: that is
         # a hand holding an egg half-lifted, calm only in a lull of its tremor.
-        sure = k >= _K_DOUBT
+        sure = k >= _T_DOUBT
         quick = ((t_ms - self._t_far + _HALF) & _WRAP) - _HALF <= _T_HOLD
         if -tol < delta < tol:
             # nothing left (a hand that touched, the pole that came or went): settle quietly,
             # but only close to the old level: a hand resting still on the eggs is not a rest
-            if -self._zero < delta < self._zero or k >= _K_LONG:
+            if -self._zero < delta < self._zero or k >= _T_LONG:
                 # keep the old level (the hand's last touch says nothing about the rest), unless
                 # the pole came or went or it has been calm for long
-                same = k < _K_LONG and self._pole_level == self._pole_now
+                same = k < _T_LONG and self._pole_level == self._pole_now
                 self._settle(self._t_settle, self._level16 if same else mean16)
             return None
         if delta > 0:
@@ -344,6 +410,7 @@ class Weigher:
                 self.events += 1
                 return {"t_ms": t_ms, "out": 2}
             best = None
+            best_m = 0
             err = tol
             for m, c in self._cols:
                 e = delta - m
@@ -352,12 +419,15 @@ class Weigher:
                 if e < err:
                     err = e
                     best = c
+                    best_m = m
+            if best is not None and best_m + tol < self._cols[-1][0] and k < _T_STILL:
+                return None   # could still be a heavier egg held half-lifted
             if best is not None and ((err < acc and quick) or sure):
                 self._settle(t_ms, mean16)
                 self.out += 1
                 self.events += 1
                 return {"t_ms": t_ms, "out": 1, "colour": best}
-            if k >= _K_LONG:
+            if k >= _T_LONG:
                 self._settle(t_ms, mean16)   # no egg fits: a re-zero, never an egg
             return None
         # weight came back
@@ -373,7 +443,7 @@ class Weigher:
                     return {"t_ms": t_ms, "full": True}
             return None
         was_out = self.out > 0 or self._level16 < self._full_expected() - tol
-        if was_out and d_full <= -tol and k >= _K_ADD and -d_full < self._two:
+        if was_out and d_full <= -tol and k >= _T_ADD and -d_full < self._two:
             # eggs came back and it is heavier than the full nest, by less than two eggs:
             # every egg is back, and the rest is drift
             self._settle(t_ms, mean16)
@@ -381,7 +451,7 @@ class Weigher:
             self.out = 0
             self.events += 1
             return {"t_ms": t_ms, "full": True}
-        if k >= _K_LONG or (k >= _K_ADD and -delta > self._cols[0][0] - tol and d_full > 0):
+        if k >= _T_LONG or (k >= _T_ADD and -delta > self._cols[0][0] - tol and d_full > 0):
             # some eggs back but not all of them (or a re-zero after a long calm)
             back = (-delta + self._cols[0][0] // 2) // self._cols[(len(self._cols) - 1) // 2][0]
             self.out = self.out - back if self.out > back else 0

@@ -11,6 +11,12 @@ Each change owns the events from its first hand (or rolling egg) until the next 
 begins, at most WINDOW_MS after its last egg left. Pour-backs expect one `full` event the same way.
 Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*.
 Latency: from the moment the (first) egg is out and the hand has left, to the first event.
+An event of a change that comes *before* that moment is early (a verdict while the hand still
+holds the egg): the change is wrong, and counted apart as `early`.
+
+Two models give the traces: `world` (nest.world through nest.tracegen, which the weigher was tuned
+on; any sample rate) and `phys` (nest.physmodel, written apart from physics and published
+figures; the HX711's 80 or 10 SPS setting with its real rate). Report on the one not tuned on.
 """
 
 import argparse
@@ -18,6 +24,8 @@ import sys
 
 from nest.baseline_weigher import BaselineWeigher
 from nest.tracegen import run, session
+
+MODELS = ("world", "phys")
 
 MERGE_MS = 800
 WINDOW_MS = 2000
@@ -70,7 +78,7 @@ def score(truth, events):
     """Score one trace: returns counts, latencies and the wrong changes (for a closer look)."""
     changes = _changes(truth)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-           "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}}
+           "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0}
     for ev in events:
         home = None
         for c in changes:
@@ -99,7 +107,10 @@ def score(truth, events):
                 res["full_latency"].append(c["events"][0]["t_ms"] - c["t_first"])
             continue
         res["changes"] += 1
-        if _right(c, c["events"]):
+        early = bool(c["events"]) and c["events"][0]["t_ms"] < c["t_first"]
+        if early:
+            res["early"] += 1
+        if not early and _right(c, c["events"]):
             res["right"] += 1
             res["latency"].append(c["events"][0]["t_ms"] - c["t_first"])
             res["by_how"].setdefault(c["how"], []).append(c["events"][0]["t_ms"] - c["t_first"])
@@ -115,15 +126,29 @@ def percentile(values, p):
     return v[k]
 
 
-def evaluate(make_detector, seeds, noise_g=None):
+def trace(model, seed, rate=80, noise_g=None, over=None):
+    """One session of a model -> (world, samples); `world` has .masses, .pole_g, .truth.
+    world: `rate` samples/s exactly; phys: `rate` is the HX711's setting, 80 or 10."""
+    if model == "world":
+        return session(seed, noise_g=noise_g, sps=rate)
+    from nest import physmodel
+
+    over = dict(over or {})
+    if noise_g is not None:
+        over["noise_g"] = noise_g
+    t = physmodel.session(seed, setting=rate, **over)
+    return t, t.samples
+
+
+def evaluate(make_detector, seeds, noise_g=None, model="world", rate=80, over=None):
     """Run a detector over the sessions of `seeds`; returns totals and the per-trace misses."""
     tot = {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-           "latency": [], "full_latency": [], "misses": [], "by_how": {}}
+           "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0}
     for seed in seeds:
-        world, samples = session(seed, noise_g=noise_g)
+        world, samples = trace(model, seed, rate, noise_g, over)
         r = score(world.truth, run(make_detector(world), samples))
         tot["traces"] += 1
-        for k in ("changes", "right", "false", "fulls", "fulls_right"):
+        for k in ("changes", "right", "false", "fulls", "fulls_right", "early"):
             tot[k] += r[k]
         tot["latency"] += r["latency"]
         tot["full_latency"] += r["full_latency"]
@@ -140,7 +165,7 @@ def summary(tot):
     lat = tot["latency"] or [0]
     acc = tot["right"] / tot["changes"] if tot["changes"] else 0.0
     return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
-            "false": tot["false"], "fulls": tot["fulls"], "fulls_right": tot["fulls_right"],
+            "false": tot["false"], "early": tot["early"], "fulls": tot["fulls"], "fulls_right": tot["fulls_right"],
             "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat)}
 
 
