@@ -117,6 +117,7 @@ class Weigher:
         self._i = 0
         self._w = _WMAX        # samples in the stability window (from the measured rate)
         self._per16 = 0        # measured sample period, 1/16 ms (0: not yet known)
+        self._pw = 0           # the period the window was last sized for
         self._zs = 5           # auto-zero shift: 2**_zs samples span about _T_ZERO ms
         self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
         self._x1 = 0
@@ -203,6 +204,9 @@ class Weigher:
         """One sample (grams, float). Returns None or an event dict. A missing sample (None:
         the driver lost the HX711) is skipped; the fault is the driver's to report."""
         if grams is None:
+            if self._n:   # a conversion was made, only lost: its time still tells the rate
+                self._track(((t_ms - self._t_last + _HALF) & _WRAP) - _HALF)
+                self._t_last = t_ms
             return None
         return self.feed_cg(t_ms, int(grams * 100 + (0.5 if grams >= 0 else -0.5)))
 
@@ -332,6 +336,10 @@ class Weigher:
             if p < _S:
                 p = _S
         self._per16 = p
+        pw = self._pw
+        if pw and 5 * p < 6 * pw and 6 * p > 5 * pw:
+            return   # within 20 % of the period the window was sized for: keep it
+        self._pw = p
         w = (_T_WIN * _S + p // 2) // p
         if w < _WMIN:
             w = _WMIN
