@@ -128,6 +128,7 @@ class Weigher:
         self._pole_level = self._pole_now
         self.out = 0           # eggs out since the nest was last full (a lower bound after "out": 2)
         self.busy_since = -1   # t_ms the current disturbance began, -1 at rest
+        self.t_calm = 0        # t_ms the calm began that decided the last change (hand gone)
         self._t_far = 0
         self._t_settle = 0
         self._t_init = -1      # t_ms of the first sample the start learns from
@@ -382,6 +383,8 @@ class Weigher:
         return None
 
     def _settle(self, t_ms, mean16):
+        # the calm that decided it began when the hand (or a rolling egg) had left the nest
+        self.t_calm = self._t_q if self._t_q >= 0 else t_ms
         self._last16 = self._level16 - mean16
         self._t_settle = t_ms
         self._level16 = mean16
