@@ -192,8 +192,8 @@ def _script(rng, p, masses_of, n_turns):
             tl = t + 80 + dur * i / max(1, n)
             h = float(rng.uniform(0.005, 0.04))       # drop height, m: placed to tipped in
             v = math.sqrt(2 * G * h)
-            acts.append(lambda F, tl=tl, m=m, v=v, w=float(rng.uniform(4, 15)):
-                        (F.step(tl, m), F.impulse(tl, m * v / G, w)))
+            width = float(rng.uniform(4, 15))        # ms the landing lasts
+            acts.append(lambda F, tl=tl, m=m, v=v, w=width: (F.step(tl, m), F.impulse(tl, m * v / G, w)))
             nest[c].append(m)
         out.clear()
         t_gone = t + dur + 150
@@ -298,7 +298,8 @@ def _script(rng, p, masses_of, n_turns):
         if rng.random() < 0.5:
             # a neighbour egg rolls into the gap the lifted one left: a knock, no weight change
             tk = t_lift + float(rng.uniform(0, 300))
-            acts.append(lambda F, a=tk, j=float(rng.uniform(0.005, 0.1)): F.impulse(a, j, 15))
+            knock = float(rng.uniform(0.005, 0.1))   # gram-force seconds
+            acts.append(lambda F, a=tk, j=knock: F.impulse(a, j, 15))
         t = t_gone
         y = float(rng.random())
         if y < 0.03:
@@ -391,4 +392,8 @@ def session(seed, setting=80, turns=None, **over):
         if s[0] > last:
             out.append(s)
             last = s[0]
+    for e in truth:
+        for k in ("t_ms", "t_in", "t_end", "t_leave"):
+            if k in e:
+                e[k] = int(round(e[k]))
     return Trace(seed, setting, p, calib, p["pole_g"], truth, out, masses_of)

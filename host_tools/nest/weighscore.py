@@ -165,7 +165,8 @@ def summary(tot):
     lat = tot["latency"] or [0]
     acc = tot["right"] / tot["changes"] if tot["changes"] else 0.0
     return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
-            "false": tot["false"], "early": tot["early"], "fulls": tot["fulls"], "fulls_right": tot["fulls_right"],
+            "false": tot["false"], "early": tot["early"], "fulls": tot["fulls"],
+            "fulls_right": tot["fulls_right"],
             "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat)}
 
 
@@ -173,8 +174,24 @@ def detectors():
     from gulo.weigher import Weigher
     return {
         "weigher": lambda world: Weigher(masses=world.masses, pole_g=world.pole_g),
-        "baseline": lambda world: BaselineWeigher(masses=world.masses, pole_g=world.pole_g),
+        "baseline": lambda world: BaselineWeigher(masses=world.masses, pole_g=world.pole_g, window_ms=150),
     }
+
+
+# The physics model's parameters swept one at a time to their plausible extremes (the rest drawn
+# as usual): where does the weigher start to fail? Values are nest.physmodel's RANGES keys.
+SWEEP = (
+    ("tremor_floor_g", (0.0, 0.05, 0.2, 0.5)),
+    ("tremor_slope", (0.0, 0.05, 0.1, 0.2)),
+    ("hold_max_ms", (0.0, 500.0, 800.0, 1200.0)),
+    ("noise_mult", (1.0, 4.0, 8.0, 16.0)),
+    ("rate", None),
+    ("mass_sd_g", (0.0, 0.25, 0.4, 0.6)),
+    ("ring_hz", (10.0, 20.0, 40.0, 70.0)),
+    ("zeta", (0.005, 0.02, 0.15, 0.4)),
+)
+SWEEP_RATES = {80: (80.0, 86.0, 94.0, 100.0), 10: (9.0, 10.0, 12.0, 13.0)}
+
 
 
 def baseline_with(window, spread_g):
@@ -184,8 +201,8 @@ def baseline_with(window, spread_g):
 
 def _row(name, s):
     return (f"| {name} | {s['traces']} | {s['changes']} | {s['right']} | {100 * s['accuracy']:.2f} % "
-            f"| {s['false']} | {s['fulls_right']}/{s['fulls']} | {s['median_ms']} | {s['p95_ms']} "
-            f"| {s['max_ms']} |")
+            f"| {s['false']} | {s['early']} | {s['fulls_right']}/{s['fulls']} | {s['median_ms']:.0f} "
+            f"| {s['p95_ms']:.0f} | {s['max_ms']:.0f} |")
 
 
 def main(argv=None):
@@ -198,11 +215,35 @@ def main(argv=None):
                    help="the cell's rms noise in grams for every trace (default: 0.05-0.2 g by seed)")
     p.add_argument("--by-hand", action="store_true",
                    help="also give the latency for each kind of take (hand, rolling egg, several eggs)")
+    p.add_argument("--model", choices=MODELS, default="world",
+                   help="world: nest.world (the weigher was tuned on it); phys: nest.physmodel (hold-out)")
+    p.add_argument("--rate", type=int, default=None,
+                   help="world: samples per second (default 80); phys: the HX711 setting, 80 or 10")
+    p.add_argument("--sweep", action="store_true",
+                   help="phys: hold each physical parameter at its extremes in turn (weigher and baseline)")
     p.add_argument("--baseline-sweep", metavar="W:S,...",
                    help="score the baseline with these windows (samples) and spreads (g) instead, "
                         "e.g. 8:0.5,12:0.5,16:0.8")
     a = p.parse_args(argv)
+    rate = a.rate if a.rate is not None else 80
+    if a.model == "phys" and rate not in (10, 80):
+        p.error("--rate for --model phys is the HX711 setting: 10 or 80")
+    if not 1 <= rate <= 1000:
+        p.error("--rate must be 1-1000 samples per second")
     seeds = range(a.seed, a.seed + a.traces)
+    if a.sweep:
+        made = detectors()
+        print("| parameter | value | weigher right | false | early | median / p95 ms "
+              "| baseline right | false | median / p95 ms |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for name, values in SWEEP:
+            for v in values or SWEEP_RATES[rate]:
+                s, b = (summary(evaluate(made[d], seeds, model="phys", rate=rate, over={name: v}))
+                        for d in ("weigher", "baseline"))
+                print(f"| {name} | {v:g} | {100 * s['accuracy']:.2f} % | {s['false']} | {s['early']} "
+                      f"| {s['median_ms']:.0f} / {s['p95_ms']:.0f} | {100 * b['accuracy']:.2f} % "
+                      f"| {b['false']} | {b['median_ms']:.0f} / {b['p95_ms']:.0f} |", flush=True)
+        return 0
     runs = []
     if a.baseline_sweep:
         for item in a.baseline_sweep.split(","):
@@ -211,11 +252,11 @@ def main(argv=None):
     else:
         names = ["weigher", "baseline"] if a.detector == "both" else [a.detector]
         runs = [(name, detectors()[name]) for name in names]
-    print("| detector | traces | changes | right | accuracy | false events | full right "
+    print("| detector | traces | changes | right | accuracy | false events | early | full right "
           "| median ms | p95 ms | max ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, make in runs:
-        tot = evaluate(make, seeds, a.noise)
+        tot = evaluate(make, seeds, a.noise, model=a.model, rate=rate)
         print(_row(name, summary(tot)), flush=True)
         if a.by_hand:
             for how in sorted(tot["by_how"]):
