@@ -120,6 +120,9 @@ class Weigher:
         self._pw = 0           # the period the window was last sized for
         self._zs = 5           # auto-zero shift: 2**_zs samples span about _T_ZERO ms
         self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
+        self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
+        self._cand16 = 0
+        self._cand_t = 0
         self._x1 = 0
         self._x2 = 0
         self._mad16 = 0        # median |dx| between raw samples, in 1/16 cg
@@ -145,6 +148,7 @@ class Weigher:
         if seated != self._pole_now:
             self._pole_now = seated
             self._t_q = -1
+            self._cand = -1
             if self._state == _IDLE:
                 self._state = _BUSY
                 self._t_far = self.busy_since = self._t_last
@@ -285,6 +289,16 @@ class Weigher:
         if q < _QMIN:
             q = _QMIN
         quiet = var_w2 <= w * w * q * q
+        if self._cand >= 0:
+            # a level still waiting out a possible hold: the window's mean rising well above it
+            # is a new hand pressing on the eggs (a tremor averages out over the window), so the
+            # hand before it had let go and that egg is out; any sample below it is the held
+            # egg lifted on
+            lim = 5 * sig if sig > 20 * _S else 100 * _S
+            if mean16 - self._cand16 > lim:
+                return self._taken_before(t_ms)
+            if y * _S - self._cand16 < -lim:
+                self._cand = -1
         if self._state == _INIT:
             # The start learns from a calm nest only. A board that boots while the nest still
             # moves (a hand pressing the pole in, a ring-down) would otherwise take the motion
@@ -382,10 +396,24 @@ class Weigher:
             self._full16 += step
         return None
 
+    def _taken_before(self, t_ms):
+        """The waiting level was an egg: said now, as a new hand arrives (the nest stays busy)."""
+        c = self._cols[self._cand][1]
+        cand16 = self._cand16
+        self._settle(t_ms, cand16)
+        self.t_calm = self._cand_t
+        self._state = _BUSY
+        self.busy_since = t_ms
+        self._t_far = t_ms
+        self.out += 1
+        self.events += 1
+        return {"t_ms": t_ms, "out": 1, "colour": c}
+
     def _settle(self, t_ms, mean16):
         # the calm that decided it began when the hand (or a rolling egg) had left the nest
         self.t_calm = self._t_q if self._t_q >= 0 else t_ms
         self._last16 = self._level16 - mean16
+        self._cand = -1
         self._t_settle = t_ms
         self._level16 = mean16
         self._pole_level = self._pole_now
@@ -422,8 +450,10 @@ class Weigher:
                 return {"t_ms": t_ms, "out": 2}
             best = None
             best_m = 0
+            bi = -1
             err = tol
-            for m, c in self._cols:
+            for j in range(len(self._cols)):
+                m, c = self._cols[j]
                 e = delta - m
                 if e < 0:
                     e = -e
@@ -431,8 +461,15 @@ class Weigher:
                     err = e
                     best = c
                     best_m = m
+                    bi = j
             if best is not None and best_m + tol < self._cols[-1][0] and k < _T_STILL:
-                return None   # could still be a heavier egg held half-lifted
+                # could still be a heavier egg held half-lifted. Remember it: if what ends this
+                # calm is a new hand pressing down (a hold ends by lifting more), it was an egg.
+                if err < acc and self._cand < 0:
+                    self._cand = bi
+                    self._cand16 = mean16
+                    self._cand_t = self._t_q
+                return None
             if best is not None and ((err < acc and quick) or sure):
                 self._settle(t_ms, mean16)
                 self.out += 1

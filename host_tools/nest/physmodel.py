@@ -298,8 +298,8 @@ def _script(rng, p, masses_of, n_turns):
         if rng.random() < 0.5:
             # a neighbour egg rolls into the gap the lifted one left: a knock, no weight change
             tk = t_lift + float(rng.uniform(0, 300))
-            knock = float(rng.uniform(0.005, 0.1))   # gram-force seconds
-            acts.append(lambda F, a=tk, j=knock: F.impulse(a, j, 15))
+            kick = float(rng.uniform(0.005, 0.1))    # gram-force seconds
+            acts.append(lambda F, a=tk, j=kick: F.impulse(a, j, 15))
         t = t_gone
         y = float(rng.random())
         if y < 0.03:
