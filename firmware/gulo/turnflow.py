@@ -36,7 +36,7 @@ CALIBRATE = "calibrate"
 # shaken pole falling 0.8 s later) fell during the turn. The hand left when the calm that decided
 # the egg began (Weigher.t_calm). If the nest is moving at that moment (an egg on its way over the
 # rim), the attempt waits for it to come to rest, at most MOVING_MAX_MS more.
-AFTER_HAND_MS = 1500
+AFTER_HAND_MS = 1000
 MOVING_MAX_MS = 3000
 _POLL_MS = 20     # while the nest moves past the end: look again this often
 BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")

@@ -45,7 +45,7 @@ _BUSY = const(2)
 # Everything is in milliseconds of the samples' own timestamps; the rate is measured from them
 # (the HX711's internal oscillator gives 86-94 samples/s at "80 SPS" and 10-12 at "10 SPS":
 # docs/weigher.md), so the same code runs at either setting with nothing to set.
-_WMAX = const(8)       # stability window, at most 8 samples (allocated once)
+_WMAX = const(8)       # stability window, at most 8 samples
 _WMIN = const(3)       # and at least 3 (a spread needs samples: 300 ms at 10 SPS)
 _T_WIN = const(100)    # ms the window spans when the rate allows (8-9 samples at 86-94/s)
 _QA = const(10)        # quiet threshold: window sd <= _QA/10 sigma + _QB centigrams
@@ -80,7 +80,15 @@ _HALF = const(0x20000000)
 
 class Weigher:
     def __init__(self, masses=None, pole_g=POLE_G):
-        self._buf = [0] * _WMAX
+        self._buf = [0] * _WMAX   # the window (its length follows the measured rate)
+        # the sample rate, measured (it survives reset(): the HX711 is the same)
+        self._w = _WMAX        # samples in the stability window
+        self._per16 = 0        # measured sample period, 1/16 ms (0: not yet known)
+        self._pw = 0           # the period the window was last sized for
+        self._t_mark = 0       # t_ms at the last window's end, for the rate
+        self._marked = False
+        self._gap = False
+        self._zs = 5           # auto-zero shift: 2**_zs samples span about _T_ZERO ms
         self.set_masses(masses or DEFAULT_MASSES)
         self.pole_g = pole_g
         self._pole16 = int(pole_g * 100 * _S)
@@ -115,10 +123,6 @@ class Weigher:
         self._state = _INIT
         self._n = 0
         self._i = 0
-        self._w = _WMAX        # samples in the stability window (from the measured rate)
-        self._per16 = 0        # measured sample period, 1/16 ms (0: not yet known)
-        self._pw = 0           # the period the window was last sized for
-        self._zs = 5           # auto-zero shift: 2**_zs samples span about _T_ZERO ms
         self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
         self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
         self._cand16 = 0
@@ -209,22 +213,17 @@ class Weigher:
         """One sample (grams, float). Returns None or an event dict. A missing sample (None:
         the driver lost the HX711) is skipped; the fault is the driver's to report."""
         if grams is None:
-            if self._n:   # a conversion was made, only lost: its time still tells the rate
-                self._track(((t_ms - self._t_last + _HALF) & _WRAP) - _HALF)
-                self._t_last = t_ms
             return None
         return self.feed_cg(t_ms, int(grams * 100 + (0.5 if grams >= 0 else -0.5)))
 
     def feed_cg(self, t_ms, x):
         """One sample in centigrams (int). Returns None or an event dict."""
+        self._t_last = t_ms
+        x1 = self._x1
+        x2 = self._x2
         n = self._n
         if n == 0:
             x1 = x2 = x
-        else:
-            x1 = self._x1
-            x2 = self._x2
-            self._track(((t_ms - self._t_last + _HALF) & _WRAP) - _HALF)
-        self._t_last = t_ms
         # noise, from the raw difference between successive samples
         d = x - x1
         if d < 0:
@@ -250,7 +249,6 @@ class Weigher:
             self._n = n + 1   # only counts the start (an ever-growing int would allocate)
         buf = self._buf
         i = self._i
-        w = self._w
         if self._state == _INIT and n > 0:
             # a quick start: mean |dy| of the spike-free (median of 3) samples, scaled to the
             # median |dx| of raw gaussian noise (E|dy| = 0.397 sigma, median |dx| = 0.954 sigma).
@@ -261,17 +259,21 @@ class Weigher:
             self._mad16 += (d * 77 // 2 - self._mad16) >> (2 if n < 8 else 4)
         buf[i] = y
         i += 1
-        if i >= w:
-            i = 0
-        self._i = i
+        if i >= self._w:
+            self._i = 0
+            self._track(t_ms)   # once a window: the rate from the time w samples took
+            buf = self._buf
+        else:
+            self._i = i
         if self._state == _IDLE:
             return self._idle(t_ms, y)
+        w = self._w
         # window statistics (INIT and BUSY): mean and spread, in integers
         ref = buf[0]
         s1 = 0
         s2 = 0
-        for j in range(w):
-            v = buf[j] - ref
+        for v in buf:
+            v -= ref
             if v > _CLAMP:
                 v = _CLAMP
             elif v < -_CLAMP:
@@ -334,20 +336,30 @@ class Weigher:
             self._t_q = -1
         return None
 
-    def _track(self, dt):
-        """Measure the sample period from the timestamps: quickly over the first samples, then
-        slowly; a gap (lost samples, a paused task) counts at most twice the period, so a real
-        change of rate is followed within about 20 samples and a glitch moves it little."""
+    def _track(self, t_ms):
+        """Measure the sample period from the time the last window's samples took: quickly at
+        start, then a quarter of the way each window. One window twice as slow as expected is
+        a gap (a lost sample, a busy task) and is skipped; two in a row are a new rate."""
+        dt = ((t_ms - self._t_mark + _HALF) & _WRAP) - _HALF
+        self._t_mark = t_ms
+        if not self._marked:
+            self._marked = True
+            return
         if dt <= 0:
             return
         p = self._per16
-        d = dt * _S
+        d = dt * _S // self._w
         if p == 0:
             p = d
         else:
             if d > 2 * p:
-                d = 2 * p
-            p += (d - p) >> (1 if self._n < _N_INIT else 3)
+                if not self._gap:
+                    self._gap = True
+                    return
+                if d > 8 * p:
+                    d = 8 * p
+            self._gap = False
+            p += (d - p) >> (1 if self._n < _N_INIT else 2)
             if p < _S:
                 p = _S
         self._per16 = p
@@ -361,12 +373,10 @@ class Weigher:
         elif w > _WMAX:
             w = _WMAX
         if w != self._w:
-            # another rate: a window of the new length, filled with the latest sample; the
-            # quiet run starts again
+            # another rate: a window of the new length (allocated: at start and when the rate
+            # changes, never per sample), filled with the latest sample; the quiet run restarts
+            self._buf = [self._buf[self._w - 1]] * w
             self._w = w
-            y = self._buf[self._i - 1 if self._i else self._w - 1]
-            for j in range(_WMAX):
-                self._buf[j] = y
             self._i = 0
             self._t_q = -1
             zs = 0
