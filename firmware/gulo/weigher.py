@@ -124,6 +124,8 @@ class Weigher:
         self._n = 0
         self._i = 0
         self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
+        self._k_next = _T_K    # ms of quiet at which the level is judged (again)
+        self._t_rs = 0         # t_ms of a restart (reed change, new window): quiet only after it
         self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
         self._cand16 = 0
         self._cand_t = 0
@@ -152,6 +154,7 @@ class Weigher:
         if seated != self._pole_now:
             self._pole_now = seated
             self._t_q = -1
+            self._t_rs = self._t_last
             self._cand = -1
             if self._state == _IDLE:
                 self._state = _BUSY
@@ -286,7 +289,9 @@ class Weigher:
         far = dev > _FAR * _S or dev < -_FAR * _S
         if far:
             self._t_far = t_ms
-        sig = self._sigma16()
+        sig = self._mad16 + self._mad16 // 21   # _sigma16(), inlined: the hot path
+        if sig < 2 * _S:
+            sig = 2 * _S
         q = (_QA * sig // 10 + _QB * _S) // _S   # quiet: sd <= 1.0 sigma + 0.05 g, at least _QMIN
         if q < _QMIN:
             q = _QMIN
@@ -329,9 +334,14 @@ class Weigher:
             return None
         if quiet:
             if self._t_q < 0:
-                self._t_q = (t_ms - (w - 1) * self._per16 // _S) & _WRAP
-            if ((t_ms - self._t_q + _HALF) & _WRAP) - _HALF >= _T_K:
-                return self._judge(t_ms, mean16)
+                tq = (t_ms - (w - 1) * self._per16 // _S) & _WRAP
+                if ((tq - self._t_rs + _HALF) & _WRAP) - _HALF < 0:
+                    return None   # the window still holds samples from before a restart
+                self._t_q = tq
+                self._k_next = _T_K
+            k = ((t_ms - self._t_q + _HALF) & _WRAP) - _HALF   # ms quiet
+            if k >= self._k_next:
+                return self._judge(t_ms, mean16, k)
         else:
             self._t_q = -1
         return None
@@ -379,6 +389,7 @@ class Weigher:
             self._w = w
             self._i = 0
             self._t_q = -1
+            self._t_rs = t_ms
             zs = 0
             while zs < 5 and (p << zs) < _T_ZERO * _S:
                 zs += 1
@@ -386,7 +397,9 @@ class Weigher:
 
     def _idle(self, t_ms, y):
         e = y * _S - self._level16
-        sig = self._sigma16()
+        sig = self._mad16 + self._mad16 // 21   # _sigma16(), inlined: every sample at rest
+        if sig < 2 * _S:
+            sig = 2 * _S
         lim = 5 * sig
         if lim < 50 * _S:
             lim = 50 * _S
@@ -431,13 +444,12 @@ class Weigher:
         self._t_q = -1
         self.busy_since = -1
 
-    def _judge(self, t_ms, mean16):
+    def _judge(self, t_ms, mean16, k):
         delta = self._level16 - mean16   # > 0: weight left the bowl
         if self._pole_level != self._pole_now:
             delta += self._pole16 if self._pole_now else -self._pole16
         tol = self._tol
         acc = self._acc
-        k = ((t_ms - self._t_q + _HALF) & _WRAP) - _HALF   # ms quiet
         # sure: calm for long enough to take the nearest fit. quick: an exact fit may be taken at
         # once, unless the signal has sat near this level, still moving, for a long time: that is
         # a hand holding an egg half-lifted, calm only in a lull of its tremor.
@@ -479,6 +491,7 @@ class Weigher:
                     self._cand = bi
                     self._cand16 = mean16
                     self._cand_t = self._t_q
+                self._k_next = _T_STILL   # nothing to say about it before (a quiet level moves little)
                 return None
             if best is not None and ((err < acc and quick) or sure):
                 self._settle(t_ms, mean16)
