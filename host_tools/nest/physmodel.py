@@ -77,6 +77,11 @@ class Trace:
         self.samples = samples
         self.eggs = eggs
         self.rate = params["rate"]
+        self.noise_g = params["noise_g"]
+
+    def events(self):
+        """Ground truth sorted by time (as nest.world gives it)."""
+        return sorted(self.truth, key=lambda e: e["t_ms"])
 
 
 def draw_params(rng, setting, over=None):

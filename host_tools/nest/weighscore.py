@@ -8,7 +8,9 @@ are less than MERGE_MS apart (or overlap) form one change. A change is right whe
 - several: either one `out: 1` per egg with the same colours, or an `out: 2` (the game sees an
   alarm either way), with no `out: 1` of a colour that did not leave.
 Each change owns the events from its first hand (or rolling egg) until the next change or pour-back
-begins, at most WINDOW_MS after its last egg left. Pour-backs expect one `full` event the same way.
+begins, at most WINDOW_MS after its last egg left; but an `out: 1` that names the previous egg's
+colour, when that change has no event yet and the next one's egg is not out yet, is the previous
+change's (late) verdict. Pour-backs expect one `full` event the same way.
 Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*.
 Latency: from the moment the (first) egg is out and the hand has left, to the first event.
 An event of a change that comes *before* that moment is early (a verdict while the hand still
@@ -81,9 +83,16 @@ def score(truth, events):
            "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0}
     for ev in events:
         home = None
-        for c in changes:
+        for i, c in enumerate(changes):
             if c["t_in"] <= ev["t_ms"] < c["t_end"]:
                 home = c
+                # A late verdict: the previous egg's own colour, said once the next change had
+                # begun but before its egg was out, while the previous change still has no event.
+                prev = changes[i - 1] if i else None
+                if (c["kind"] == "out" and ev["t_ms"] < c["t_first"] and prev is not None
+                        and prev["kind"] == "out" and not prev["events"] and len(prev["colours"]) == 1
+                        and ev.get("colour") == prev["colours"][0]):
+                    home = prev
                 break
         if home is None:
             res["false"] += 1
@@ -170,8 +179,17 @@ def summary(tot):
             "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat)}
 
 
-def detectors():
-    from gulo.weigher import Weigher
+def detectors(weigher_file=None):
+    """The two detectors by name; `weigher_file`: another version of gulo/weigher.py (a path)."""
+    if weigher_file:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("weigher_under_test", weigher_file)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        Weigher = mod.Weigher
+    else:
+        from gulo.weigher import Weigher
     return {
         "weigher": lambda world: Weigher(masses=world.masses, pole_g=world.pole_g),
         "baseline": lambda world: BaselineWeigher(masses=world.masses, pole_g=world.pole_g, window_ms=150),
@@ -191,6 +209,45 @@ SWEEP = (
     ("zeta", (0.005, 0.02, 0.15, 0.4)),
 )
 SWEEP_RATES = {80: (80.0, 86.0, 94.0, 100.0), 10: (9.0, 10.0, 12.0, 13.0)}
+
+# The weigher's tunable constants (gulo.weigher) and the grid `--tune-on` searches. _T_STILL is not
+# among them: it comes from the longest still hold to be sure of (0.5 s), not from a score.
+TUNABLE = (("_QA", (8, 10, 14)), ("_QB", (3, 5, 8)), ("_T_K", (100, 135, 200)))
+
+
+def with_constants(values):
+    """Set gulo.weigher's constants (CPython: module globals read at run time); returns the old."""
+    import gulo.weigher as wmod
+
+    old = {k: getattr(wmod, k) for k in values}
+    for k, v in values.items():
+        setattr(wmod, k, v)
+    return old
+
+
+def _cost(s):
+    """Lower is better: a wrong change or a false event first, latency after."""
+    return (s["changes"] - s["right"]) + 3 * s["false"] + s["median_ms"] / 1000.0
+
+
+def tune(model, seeds, rates, say=print):
+    """Grid-search TUNABLE on `model` at `rates`; returns the best constants."""
+    import itertools
+
+    made = detectors()["weigher"]
+    best, best_cost = None, None
+    names = [n for n, _ in TUNABLE]
+    for combo in itertools.product(*[v for _, v in TUNABLE]):
+        values = dict(zip(names, combo))
+        old = with_constants(values)
+        try:
+            cost = sum(_cost(summary(evaluate(made, seeds, model=model, rate=r))) for r in rates)
+        finally:
+            with_constants(old)
+        say(f"  tune on {model}: {values} cost {cost:.2f}")
+        if best_cost is None or cost < best_cost:
+            best, best_cost = values, cost
+    return best
 
 
 
@@ -221,6 +278,12 @@ def main(argv=None):
                    help="world: samples per second (default 80); phys: the HX711 setting, 80 or 10")
     p.add_argument("--sweep", action="store_true",
                    help="phys: hold each physical parameter at its extremes in turn (weigher and baseline)")
+    p.add_argument("--weigher", metavar="FILE", default=None,
+                   help="score this version of gulo/weigher.py instead (e.g. from git show REV:...)")
+    p.add_argument("--tune-on", choices=MODELS, default=None,
+                   help="tune the weigher's constants on this model (seeds 1..--tune-traces, both "
+                        "rates), then score the shipped and the tuned constants on the OTHER model")
+    p.add_argument("--tune-traces", type=int, default=20, help="sessions per rate for --tune-on (20)")
     p.add_argument("--baseline-sweep", metavar="W:S,...",
                    help="score the baseline with these windows (samples) and spreads (g) instead, "
                         "e.g. 8:0.5,12:0.5,16:0.8")
@@ -231,6 +294,28 @@ def main(argv=None):
     if not 1 <= rate <= 1000:
         p.error("--rate must be 1-1000 samples per second")
     seeds = range(a.seed, a.seed + a.traces)
+    if a.tune_on:
+        rates = {"world": (90, 11), "phys": (80, 10)}
+        other = "phys" if a.tune_on == "world" else "world"
+        best = tune(a.tune_on, range(1, 1 + a.tune_traces), rates[a.tune_on],
+                    say=lambda m: print(m, file=sys.stderr, flush=True))
+        import gulo.weigher as wmod
+
+        shipped = {k: getattr(wmod, k) for k in best}
+        print(f"tuned on {a.tune_on}: {best}; shipped: {shipped}; scored on {other}, seeds {a.seed}.."
+              f"{a.seed + a.traces - 1}")
+        print("| constants | rate | traces | changes | right | accuracy | false events | early | full right "
+              "| median ms | p95 ms | max ms |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for label, values in (("shipped", shipped), (f"tuned on {a.tune_on}", best)):
+            old = with_constants(values)
+            try:
+                for r in rates[other]:
+                    s = summary(evaluate(detectors()["weigher"], seeds, model=other, rate=r))
+                    print(_row(f"{label} | {r}/s", s), flush=True)
+            finally:
+                with_constants(old)
+        return 0
     if a.sweep:
         made = detectors()
         print("| parameter | value | weigher right | false | early | median / p95 ms "
@@ -251,7 +336,8 @@ def main(argv=None):
             runs.append((f"baseline {w} samples, {spread} g", baseline_with(int(w), float(spread))))
     else:
         names = ["weigher", "baseline"] if a.detector == "both" else [a.detector]
-        runs = [(name, detectors()[name]) for name in names]
+        made = detectors(a.weigher)
+        runs = [(name, made[name]) for name in names]
     print("| detector | traces | changes | right | accuracy | false events | early | full right "
           "| median ms | p95 ms | max ms |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
