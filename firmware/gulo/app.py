@@ -202,8 +202,8 @@ class Nest:
                     settling = settling or b.settling()
 
     async def ticker(self):
-        # Samples already let time pass for the flow 80 times a second (TurnFlow.sample ticks
-        # it); this closes the confirmation window on time even while the HX711 is silent.
+        # Samples already let time pass for the flow 10-94 times a second (TurnFlow.sample ticks
+        # it); this ends the attempt on time even while the HX711 is silent.
         while True:
             self.timed.clear()
             flow = self.flow

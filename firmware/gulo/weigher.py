@@ -3,12 +3,13 @@
 # the nest model. See docs/weigher.md for the design and the figures.
 #
 #   w = Weigher()                      # default masses G 10, P 12, Y 14, R 16, B 18 g; pole 25 g
-#   ev = w.feed(t_ms, grams)           # one HX711 sample (80 SPS); None or one event:
+#   ev = w.feed(t_ms, grams)           # one HX711 sample (10-94/s: measured); None or one event:
 #        {"t_ms": T, "out": 1, "colour": "R"}   one egg left the nest
 #        {"t_ms": T, "out": 2}                  two or more eggs left together
 #        {"t_ms": T, "full": True}              all eggs are back: the nest is full again
 #   w.set_pole(seated)                 # the reed switch: the pole's own mass is then never an egg
-#   w.at_rest, w.is_full(), w.out, w.level_g(), w.deficit_g(), w.noise_g()   (see below)
+#   w.at_rest, w.is_full(), w.out, w.level_g(), w.deficit_g(), w.noise_g(), w.rate_sps(),
+#   w.t_calm (when the calm that decided the last change began: the hand had left)
 #
 # How (each stage small and allocation-free: all arithmetic is on small ints in 1/100 g, so the
 # ESP32's single-precision floats never matter and the host gives bit-identical results):
@@ -19,15 +20,17 @@
 #    (a moving window starts the learning again; after 3 s a never-calm cell is taken as it is);
 # 3. IDLE: the settled level tracks slow drift and creep (auto-zero) and so does the learned
 #    weight of the full nest; a step beyond max(0.5 g, 5 sigma) starts a disturbance (BUSY);
-# 4. BUSY: a 100 ms window's standard deviation is compared with a noise-scaled threshold: a hand
-#    (tremor, pressing, an egg held half-lifted) keeps it high; a bowl left alone rings down below
-#    it. Once quiet for _T_K ms, the window's mean is a candidate level;
+# 4. BUSY: a 100 ms window's standard deviation (3-8 samples: the rate is measured from the
+#    timestamps) is compared with a noise-scaled threshold: a hand (tremor, pressing, an egg held
+#    half-lifted) keeps it high; a bowl left alone rings down below it. Once quiet for _T_K ms,
+#    the window's mean is a candidate level;
 # 5. the candidate is judged before anything is said: the change (minus the pole's mass if the
 #    reed changed) must be one egg's mass, two eggs' or more, or all eggs back. A level between
 #    two colours waits longer, and so does any level the signal has sat at, still moving, for a
 #    while (an egg held half-lifted, calm only in a lull of its tremor); weight added that is not
 #    the full nest waits longer still (a hand resting still); anything else is accepted silently
-#    after 3 s of calm (a re-zero), never reported as an egg.
+#    after 3 s of calm (a re-zero), never reported as an egg. One egg lighter than the heaviest
+#    colour waits out a still hold (_T_STILL), unless a new hand pressing on the eggs ends it.
 
 try:
     from micropython import const

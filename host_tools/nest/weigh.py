@@ -100,6 +100,16 @@ def rate_advice(sps):
             "0.25 s later (docs/weigher.md); to switch the board to 80 SPS see " + RATE_DOC)
 
 
+def load_weigher(path):
+    """The Weigher class of another copy of gulo/weigher.py (e.g. `git show REV:...`), to compare."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("weigher_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.Weigher
+
+
 def make_weigher(masses=None, pole_g=POLE_G):
     try:
         return Weigher(masses=masses, pole_g=pole_g)

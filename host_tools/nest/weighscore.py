@@ -182,12 +182,9 @@ def summary(tot):
 def detectors(weigher_file=None):
     """The two detectors by name; `weigher_file`: another version of gulo/weigher.py (a path)."""
     if weigher_file:
-        import importlib.util
+        from nest.weigh import load_weigher
 
-        spec = importlib.util.spec_from_file_location("weigher_under_test", weigher_file)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        Weigher = mod.Weigher
+        Weigher = load_weigher(weigher_file)
     else:
         from gulo.weigher import Weigher
     return {
