@@ -90,6 +90,8 @@ class Weigher:
         self._pw = 0           # the period the window was last sized for
         self._t_mark = 0       # t_ms at the last window's end, for the rate
         self._marked = False
+        self._span = 1         # windows the current rate measurement spans
+        self._wins = 1         # windows left before it ends
         self._gap = False
         self._zs = 5           # auto-zero shift: 2**_zs samples span about _T_ZERO ms
         self.set_masses(masses or DEFAULT_MASSES)
@@ -267,8 +269,12 @@ class Weigher:
         i += 1
         if i >= self._w:
             self._i = 0
-            self._track(t_ms)   # once a window: the rate from the time w samples took
-            buf = self._buf
+            k = self._wins - 1
+            if k > 0:
+                self._wins = k
+            else:
+                self._track(t_ms)   # the rate from the time the last windows' samples took
+                buf = self._buf
         else:
             self._i = i
         if self._state == _IDLE:
@@ -350,18 +356,21 @@ class Weigher:
         return None
 
     def _track(self, t_ms):
-        """Measure the sample period from the time the last window's samples took: quickly at
-        start, then a quarter of the way each window. One window twice as slow as expected is
-        a gap (a lost sample, a busy task) and is skipped; two in a row are a new rate."""
+        """Measure the sample period from the time the last span of windows took: one window at
+        start or while the rate moves (then half way to each measure), four once it is steady
+        (a quarter of the way; the cost per sample stays low). A span twice as slow as expected
+        is a gap (a lost sample, a busy task) and is skipped; two in a row are a new rate."""
         dt = ((t_ms - self._t_mark + _HALF) & _WRAP) - _HALF
         self._t_mark = t_ms
+        span = self._span
+        self._span = self._wins = 1
         if not self._marked:
             self._marked = True
             return
         if dt <= 0:
             return
         p = self._per16
-        d = dt * _S // self._w
+        d = dt * _S // (self._w * span)
         if p == 0:
             p = d
         else:
@@ -372,9 +381,12 @@ class Weigher:
                 if d > 8 * p:
                     d = 8 * p
             self._gap = False
-            p += (d - p) >> (1 if self._n < _N_INIT else 2)
+            steady = self._n >= _N_INIT and 8 * d < 9 * p and 9 * d > 8 * p   # within 12 %
+            p += (d - p) >> (2 if steady else 1)
             if p < _S:
                 p = _S
+            if steady:
+                self._span = self._wins = 4
         self._per16 = p
         pw = self._pw
         if pw and 5 * p < 6 * pw and 6 * p > 5 * pw:
