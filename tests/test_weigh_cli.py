@@ -187,3 +187,14 @@ def test_generate_refuses_a_physics_rate_that_is_no_hx711_setting(tmp_path, caps
     status, out, err = run_cli(capsys, "weigh", "--generate", str(tmp_path / "t.csv"), "--model", "phys",
                                "--rate", "40")
     assert status == 2 and "10 or 80" in err
+
+
+def test_the_rate_advice_says_what_10_sps_costs_and_where_to_switch():
+    from nest.weigh import RATE_DOC, rate_advice
+
+    fast = rate_advice(91)
+    assert "91 samples/s" in fast and "80 SPS setting" in fast and "HARDWARE" not in fast
+    slow = rate_advice(11)
+    assert "11 samples/s" in slow and "10 SPS setting" in slow and "slower" in slow
+    assert RATE_DOC in slow and "HX711 rate: 10 or 80 samples per second" in RATE_DOC
+    assert "not measured" in rate_advice(0) and "not measured" in rate_advice(None)

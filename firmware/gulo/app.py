@@ -2,7 +2,7 @@
 # and the flash. Skeleton after peterhinch's asyncio tutorial: everything is built in run(), one
 # exception handler, asyncio.run(main), and a fresh event loop in `finally`.
 #
-# Tasks (each small, none blocks; idle, only the sampler (80/s) and the console wake often):
+# Tasks (each small, none blocks; idle, only the sampler (10-94/s) and the console wake often):
 #   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds grams
 #             to the flow (and the weigher in it); its wait is bounded, so a silent HX711 is a fault
 #   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm

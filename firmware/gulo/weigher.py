@@ -204,7 +204,7 @@ class Weigher:
         return self._sigma16() / (100 * _S)
 
     def rate_sps(self):
-        """The measured sample rate (samples per second; 0 before two samples)."""
+        """The measured sample rate (samples per second; 0 before the first window is measured)."""
         return 16000 // self._per16 if self._per16 else 0
 
     def _sigma16(self):
