@@ -106,7 +106,7 @@ class TurnFlow:
         return notes + self.tick(t_ms)
 
     def tick(self, t_ms):
-        """Time passes: closes the confirmation window, notices a nest that is ready."""
+        """Time passes: ends the attempt (docs/attempt-end.md), notices a nest that is ready."""
         if self.phase == CONFIRM and t_ms >= self.confirm_until:
             if not self.weigher.at_rest and t_ms < self.confirm_last:
                 self.confirm_until = t_ms + _POLL_MS   # something is still moving: wait for it
@@ -139,7 +139,9 @@ class TurnFlow:
                     return self._act({"do": "take", "egg": colour}, t_ms)  # wrong egg: an alarm
                 self.phase = CONFIRM
                 self.pending = colour
-                end = self.weigher.t_calm + AFTER_HAND_MS
+                # how long ago the hand left (the weigher's times are taken modulo 2**30)
+                ago = ((t_ms - self.weigher.t_calm + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+                end = t_ms - ago + AFTER_HAND_MS
                 self.confirm_until = end if end > t_ms else t_ms
                 self.confirm_last = self.confirm_until + MOVING_MAX_MS
                 return [{"phase": CONFIRM, "egg": colour}]
