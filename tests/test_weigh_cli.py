@@ -83,9 +83,10 @@ def test_calibrated_masses_on_the_command_line(tmp_path, capsys):
     arg = ",".join(f"{c}={g}" for c, g in masses.items())
     _, out, _ = run_cli(capsys, "weigh", "--replay", str(trace), "--masses", arg)
     _, out_default, _ = run_cli(capsys, "weigh", "--replay", str(trace))
-    truth = [e["colour"] for e in world.events() if e["what"] == "out"]
-    got = [e["colour"] for e in events_of(out) if e.get("out") == 1]
-    assert got == truth[:len(got)] and got
+    from nest.weighscore import score
+
+    r = score(world.truth, events_of(out))
+    assert r["changes"] >= 5 and r["right"] == r["changes"] and r["false"] == 0, r
     assert events_of(out) != events_of(out_default)
 
 
@@ -158,3 +159,42 @@ def test_any_malformed_trace_is_a_nest_error_never_a_crash(tmp_path, body):
         return
     assert samples and all(isinstance(t, int) and isinstance(g, float) for t, g, _ in samples)
     replay(samples)  # whatever the numbers, the weigher takes them
+
+
+@pytest.mark.parametrize("setting", [80, 10])
+def test_replay_runs_a_trace_at_the_rate_it_was_recorded(tmp_path, capsys, setting):
+    # the physics model's sessions at either HX711 setting (86-94 or 10-12 samples/s): nothing to
+    # set, the weigher measures the rate from t_ms
+    from nest.weighscore import score
+
+    trace, truth = tmp_path / "t.csv", tmp_path / "t.json"
+    status, _, err = run_cli(capsys, "weigh", "--generate", str(trace), "--model", "phys", "--rate",
+                             str(setting), "--seed", "1002", "--truth", str(truth))
+    assert status == 0 and err == ""
+    meta = json.loads(truth.read_text())
+    masses = ",".join(f"{c}={g}" for c, g in meta["masses"].items())
+    status, out, err = run_cli(capsys, "weigh", "--replay", str(trace), "--masses", masses)
+    assert status == 0 and err == ""
+    times = [int(line.split(",")[0]) for line in trace.read_text().splitlines()[1:]]
+    rate = 1000 * (len(times) - 1) / (times[-1] - times[0])
+    assert (86 <= rate <= 94) if setting == 80 else (9.5 <= rate <= 12.5), rate
+    r = score(meta["events"], events_of(out))
+    assert r["changes"] >= 8 and r["false"] == 0 and r["early"] == 0, r
+    assert r["right"] >= r["changes"] - 1, r
+
+
+def test_generate_refuses_a_physics_rate_that_is_no_hx711_setting(tmp_path, capsys):
+    status, out, err = run_cli(capsys, "weigh", "--generate", str(tmp_path / "t.csv"), "--model", "phys",
+                               "--rate", "40")
+    assert status == 2 and "10 or 80" in err
+
+
+def test_the_rate_advice_says_what_10_sps_costs_and_where_to_switch():
+    from nest.weigh import RATE_DOC, rate_advice
+
+    fast = rate_advice(91)
+    assert "91 samples/s" in fast and "80 SPS setting" in fast and "HARDWARE" not in fast
+    slow = rate_advice(11)
+    assert "11 samples/s" in slow and "10 SPS setting" in slow and "slower" in slow
+    assert RATE_DOC in slow and "HX711 rate: 10 or 80 samples per second" in RATE_DOC
+    assert "not measured" in rate_advice(0) and "not measured" in rate_advice(None)

@@ -10,17 +10,44 @@ from nest.world import NestWorld
 SEEDS = range(1, 41)
 
 
-def test_weigher_meets_the_targets_and_beats_the_baseline():
+def test_weigher_on_the_model_it_was_tuned_on_and_beats_the_baseline():
+    # nest.world at 80/s: the tuning model (the hold-out figures are in docs/weigher.md and make bench)
     w = summary(evaluate(detectors()["weigher"], SEEDS))
     b = summary(evaluate(detectors()["baseline"], SEEDS))
     assert w["changes"] > 500  # enough takes to mean something
     assert w["accuracy"] >= 0.997, w
-    assert w["false"] == 0, w
+    assert w["false"] == 0 and w["early"] == 0, w
     assert w["fulls_right"] == w["fulls"], w
-    assert w["median_ms"] <= 250 and w["p95_ms"] <= 350, w
-    # the max-min baseline (at its best setting) is wrong more often and slower in the tail
+    # a lighter colour waits out a still hold of 0.5 s (gulo.weigher _T_STILL): slower than before
+    assert w["median_ms"] <= 650 and w["p95_ms"] <= 800, w
+    # the max-min baseline (at its best setting) is wrong more often
     assert b["right"] < w["right"] and b["fulls_right"] < w["fulls_right"], b
-    assert b["accuracy"] < 0.997 and b["p95_ms"] > 350, b
+    assert b["accuracy"] < 0.997, b
+
+
+def test_the_weigher_holds_up_at_10_sps_on_the_physics_model():
+    # a few sessions of the hold-out model at the "10 SPS" setting: nothing said before the hand left
+    w = summary(evaluate(detectors()["weigher"], range(2001, 2006), model="phys", rate=10))
+    assert w["changes"] > 50 and w["false"] == 0 and w["early"] == 0, w
+    assert w["accuracy"] >= 0.95, w
+
+
+def test_scorer_an_event_before_the_hand_left_is_early_and_wrong():
+    truth = [out(2000, "B")]
+    r = score(truth, [{"t_ms": 1900, "out": 1, "colour": "B"}])
+    assert r["early"] == 1 and r["right"] == 0
+    r = score(truth, [{"t_ms": 2100, "out": 1, "colour": "B"}])
+    assert r["early"] == 0 and r["right"] == 1
+
+
+def test_scorer_a_late_verdict_belongs_to_its_own_egg():
+    # R out at 2000 (hand gone); a G starts rolling at 3000 and is out at 3200. "R" said at 3100 is
+    # R's late verdict, not an early one for G; "G" said at 3100 is early.
+    truth = [out(2000, "R"), out(3200, "G", t_in=3000, cause="drop")]
+    r = score(truth, [{"t_ms": 3100, "out": 1, "colour": "R"}, {"t_ms": 3400, "out": 1, "colour": "G"}])
+    assert r["changes"] == 2 and r["right"] == 2 and r["early"] == 0, r
+    r = score(truth, [{"t_ms": 2300, "out": 1, "colour": "R"}, {"t_ms": 3100, "out": 1, "colour": "G"}])
+    assert r["right"] == 1 and r["early"] == 1, r
 
 
 def out(t, colour, t_in=None, cause="take"):

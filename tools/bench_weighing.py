@@ -1,12 +1,15 @@
-"""The egg weigher against the plain max-min window detector, on the same generated traces.
+"""The egg weigher against the plain max-min window detector, on the same traces of the model it
+was NOT tuned on, at both HX711 settings.
 
     .venv/bin/python tools/bench.py --only weigher [--traces N]
 
-Both detectors (gulo.weigher.Weigher and nest.baseline_weigher.BaselineWeigher) run over the
-sessions of nest.tracegen (seeds 1..N: hand tremor, pressing, hanging eggs, ring-down, rolling
-eggs, spikes, creep, pour-backs) and are scored by nest.weighscore (docs/weigher.md says how a
-change counts as right and what latency is). `run(traces, plot)` returns rows for tools/bench.py
-and, when `plot` is a path, draws one session with both detectors' decisions marked.
+Both detectors (gulo.weigher.Weigher and nest.baseline_weigher.BaselineWeigher, its window 150 ms
+at the measured rate) run over the sessions of nest.physmodel (seeds 1001..1000+N: the physics
+model, written apart from nest.world, on which the weigher's constants were tuned; seeds 1-40 were
+looked at during development, these never) at the "80 SPS" setting (86-94 samples/s) and the
+"10 SPS" one (10-12/s), and are scored by nest.weighscore (docs/weigher.md says how a change
+counts as right, what an early verdict and latency are). `run(traces, plot)` returns rows for
+tools/bench.py and, when `plot` is a path, draws one session with both detectors' decisions.
 """
 
 from nest import weighplot
@@ -15,13 +18,17 @@ from nest.tracegen import session
 from nest.weighscore import detectors, evaluate, score, summary
 
 CMD = ".venv/bin/python tools/bench.py --only weigher"
+FIRST_SEED = 1001
 PLOT_SEEDS = range(1, 31)
 PLOT_SPAN_MS = (0, 45000)
+# issue 13's targets, on the model not tuned on
+TARGETS = {80: {"accuracy": 99.7, "median": 250, "p95": 350},
+           10: {"accuracy": 99.5, "median": 500, "p95": None}}
 
 
 def plot_seed(made):
-    """The session (of PLOT_SEEDS) where the baseline errs most within the plotted span, so the
-    picture shows the difference (ties: the lowest seed)."""
+    """The session (of PLOT_SEEDS, nest.world at 80/s) where the baseline errs most within the
+    plotted span, so the picture shows the difference (ties: the lowest seed)."""
     best, most = PLOT_SEEDS[0], -1
     for seed in PLOT_SEEDS:
         world, samples = session(seed)
@@ -37,39 +44,51 @@ def _ratio(a, b, fmt="{:.2f}x"):
     return fmt.format(a / b) if b else "-"
 
 
-def run(traces=300, plot=None):
-    seeds = range(1, 1 + traces)
-    made = detectors()
-    w = summary(evaluate(made["weigher"], seeds))
-    b = summary(evaluate(made["baseline"], seeds))
-    src = f"{traces} generated sessions, {w['changes']} changes"
+def _rows_for(setting, w, b, src):
+    t = TARGETS[setting]
+    name = f"{setting} SPS setting"
     rows = [
-        {"figure": f"changes decided right ({src})",
-         "value": f"{100 * w['accuracy']:.2f} % ({w['right']}/{w['changes']})",
-         "baseline": f"max-min window: {100 * b['accuracy']:.2f} % ({b['right']}/{b['changes']})",
+        {"figure": f"{name}: changes decided right ({src})",
+         "value": f"{100 * w['accuracy']:.2f} % ({w['right']}/{w['changes']}; {w['early']} early)",
+         "baseline": f"max-min window: {100 * b['accuracy']:.2f} % ({b['right']}/{b['changes']}; "
+                     f"{b['early']} early)",
          "ratio": f"wrong {w['changes'] - w['right']} vs {b['changes'] - b['right']}",
-         "budget": {"what": "weigher: changes right", "limit": ">= 99.7 %",
-                    "measured": round(100 * w["accuracy"], 2), "min": 99.7}},
-        {"figure": "false events (no egg left, or an event outside every change)",
+         "budget": {"what": f"weigher {setting} SPS: changes right", "limit": f">= {t['accuracy']} %",
+                    "measured": round(100 * w["accuracy"], 2), "min": t["accuracy"]}},
+        {"figure": f"{name}: false events (no egg left, or an event outside every change)",
          "value": str(w["false"]), "baseline": f"max-min window: {b['false']}",
          "ratio": _ratio(w["false"], b["false"]) if b["false"] else f"{w['false']} vs 0",
-         "budget": {"what": "weigher: false events", "limit": "0", "measured": w["false"], "max": 0}},
-        {"figure": "latency, hand gone -> event: median",
-         "value": f"{w['median_ms']} ms", "baseline": f"max-min window: {b['median_ms']} ms",
+         "budget": {"what": f"weigher {setting} SPS: false events", "limit": "0", "measured": w["false"],
+                    "max": 0}},
+        {"figure": f"{name}: latency, hand gone -> event: median",
+         "value": f"{w['median_ms']:.0f} ms", "baseline": f"max-min window: {b['median_ms']:.0f} ms",
          "ratio": _ratio(w["median_ms"], b["median_ms"]),
-         "budget": {"what": "weigher: latency median (ms)", "limit": "<= 250 ms", "measured": w["median_ms"],
-                    "max": 250}},
-        {"figure": "latency, hand gone -> event: 95th percentile",
-         "value": f"{w['p95_ms']} ms (max {w['max_ms']})",
-         "baseline": f"max-min window: {b['p95_ms']} ms (max {b['max_ms']})",
-         "ratio": _ratio(w["p95_ms"], b["p95_ms"]),
-         "budget": {"what": "weigher: latency p95 (ms)", "limit": "<= 350 ms", "measured": w["p95_ms"],
-                    "max": 350}},
-        {"figure": "eggs poured back: nest full again seen",
+         "budget": {"what": f"weigher {setting} SPS: latency median (ms)", "limit": f"<= {t['median']} ms",
+                    "measured": round(w["median_ms"]), "max": t["median"]}},
+        {"figure": f"{name}: latency, hand gone -> event: 95th percentile",
+         "value": f"{w['p95_ms']:.0f} ms (max {w['max_ms']:.0f})",
+         "baseline": f"max-min window: {b['p95_ms']:.0f} ms (max {b['max_ms']:.0f})",
+         "ratio": _ratio(w["p95_ms"], b["p95_ms"])},
+        {"figure": f"{name}: eggs poured back: nest full again seen",
          "value": f"{w['fulls_right']}/{w['fulls']}",
          "baseline": f"max-min window: {b['fulls_right']}/{b['fulls']}",
          "ratio": _ratio(w["fulls_right"], b["fulls_right"])},
     ]
+    if t["p95"] is not None:
+        rows[3]["budget"] = {"what": f"weigher {setting} SPS: latency p95 (ms)", "limit": f"<= {t['p95']} ms",
+                             "measured": round(w["p95_ms"]), "max": t["p95"]}
+    return rows
+
+
+def run(traces=300, plot=None):
+    seeds = range(FIRST_SEED, FIRST_SEED + traces)
+    made = detectors()
+    rows = []
+    for setting in (80, 10):
+        w, b = (summary(evaluate(made[d], seeds, model="phys", rate=setting))
+                for d in ("weigher", "baseline"))
+        src = f"{traces} sessions of the physics model, not tuned on: {w['changes']} changes"
+        rows += _rows_for(setting, w, b, src)
     for r in rows:
         r["section"] = "Egg weigher"
         r["command"] = f"{CMD} --traces {traces}" if traces != 300 else CMD

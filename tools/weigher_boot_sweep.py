@@ -12,23 +12,16 @@ one event, `out: 1` green. `--weigher` scores another copy of gulo/weigher.py, e
 """
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host_tools"))
 
+from nest.weigh import load_weigher  # noqa: E402
 from nest.world import NestWorld  # noqa: E402
 
 OFFSETS_MS = (-400, -300, -200, -100, -50, 0, 50, 100, 200, 400, 800)
-
-
-def load_weigher(path):
-    spec = importlib.util.spec_from_file_location("weigher_under_test", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.Weigher
 
 
 def boot(weigher_cls, seed, offset_ms):

@@ -2,8 +2,8 @@
 # and the flash. Skeleton after peterhinch's asyncio tutorial: everything is built in run(), one
 # exception handler, asyncio.run(main), and a fresh event loop in `finally`.
 #
-# Tasks (each small, none blocks; idle, only the sampler (80/s) and the console wake often):
-#   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 80 SPS), feeds grams
+# Tasks (each small, none blocks; idle, only the sampler (10-94/s) and the console wake often):
+#   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds grams
 #             to the flow (and the weigher in it); its wait is bounded, so a silent HX711 is a fault
 #   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm
 #   buttons   woken by the buttons' IRQ flag, polls every 10 ms only while one is settling
@@ -27,7 +27,7 @@ from micropython import const
 
 from gulo import sounds
 from gulo.gamestore import borrow, forget
-from gulo.hx711 import READY_TIMEOUT_MS, Silence
+from gulo.hx711 import Silence
 from gulo.turnflow import CONFIRM, WON
 
 # For the type-checker only (firmware/mypy.ini: always_true = TYPE_CHECKING): the classes of the
@@ -143,9 +143,10 @@ class Nest:
             self.alive["sampler"] = True
             if not hx.ready():
                 # Sleep until DOUT falls (the IRQ sets `flag`), but never longer than the
-                # silence that makes a fault: an unplugged HX711 never pulls DOUT down.
+                # silence that makes a fault (at the measured rate: 10 SPS is no fault): an
+                # unplugged HX711 never pulls DOUT down.
                 try:
-                    await asyncio.wait_for_ms(flag.wait(), READY_TIMEOUT_MS)
+                    await asyncio.wait_for_ms(flag.wait(), silence.limit_ms())
                 except asyncio.TimeoutError:
                     pass
             now = self.clock.now()
@@ -201,8 +202,8 @@ class Nest:
                     settling = settling or b.settling()
 
     async def ticker(self):
-        # Samples already let time pass for the flow 80 times a second (TurnFlow.sample ticks
-        # it); this closes the confirmation window on time even while the HX711 is silent.
+        # Samples already let time pass for the flow 10-94 times a second (TurnFlow.sample ticks
+        # it); this ends the attempt on time even while the HX711 is silent.
         while True:
             self.timed.clear()
             flow = self.flow

@@ -42,7 +42,7 @@ def command(nest, line):
         nest.handle(notes, now)
     elif cmd == "sensors":
         w = flow.weigher
-        print(answer(cmd, id, grams=nest.last_grams, at_rest=w.at_rest, noise_g=w.noise_g(),
+        print(answer(cmd, id, grams=nest.last_grams, at_rest=w.at_rest, noise_g=w.noise_g(), sps=w.rate_sps(),
                      pole_seated=flow.pole_seated, hx711=nest.fault or "ok", mem_alloc=gc.mem_alloc()))
     elif cmd == "io":
         print(answer(cmd, id, **io_state(nest.hw)))

@@ -21,11 +21,20 @@ _GAIN_A128_PULSES = const(1)
 _FULL_SCALE = const(0x7FFFFF)
 _MIN_SCALE = const(-0x800000)
 SETTLE_READS = 4      # conversions discarded after power-up (the datasheet's settling time at 80 SPS)
-READY_TIMEOUT_MS = 100  # 8 conversion periods at 80 SPS: longer means no HX711 is talking
+# A blocking read waits this long for one conversion: 2.5 periods at the slowest rate (the "10 SPS"
+# setting gives 10-12 conversions/s on the internal oscillator: docs/weigher.md).
+READY_TIMEOUT_MS = 250
 # After power-up (or a power-down) the first conversion comes only once the chip has settled:
-# 50 ms at 80 SPS, 400 ms at 10 SPS (datasheet); silence is not a fault before that. Within the
-# 1 s budget for showing an unplugged HX711: 400 + READY_TIMEOUT_MS.
+# 50 ms at 80 SPS, 400 ms at 10 SPS (datasheet); silence is not a fault before that.
 POWER_UP_MS = 400
+# The async sampler's silence that makes a fault: SILENCE_PERIODS conversion periods at the
+# MEASURED rate (86-94/s at "80 SPS", 10-12/s at "10 SPS"), within [SILENCE_MIN_MS, SILENCE_MAX_MS].
+# Until a period is measured, the slowest setting's (100 ms): 400 ms, so an HX711 unplugged at
+# boot is shown within POWER_UP_MS + 400 = 800 ms, inside the 1 s budget.
+SILENCE_PERIODS = 4
+SILENCE_MIN_MS = 150
+SILENCE_MAX_MS = 500
+SLOWEST_PERIOD_MS = 100
 
 
 class HX711Fault(Exception):
@@ -147,14 +156,33 @@ class Silence:
 
     def __init__(self, now_ms):
         self.since = now_ms + POWER_UP_MS
+        self.last = -1
+        self.period_ms = SLOWEST_PERIOD_MS   # measured from the conversions heard
 
     def heard(self, now_ms):
+        if self.last >= 0:
+            d = now_ms - self.last
+            if d > 0:
+                p = self.period_ms
+                if d > 2 * p:
+                    d = 2 * p   # a gap (a lost conversion, a busy task) moves it only a little
+                self.period_ms = p + (d - p) // 4 if d >= p else p - (p - d + 3) // 4
+        self.last = now_ms
         self.since = now_ms
 
+    def limit_ms(self):
+        """The silence that makes a fault at the measured rate."""
+        t = SILENCE_PERIODS * self.period_ms
+        return SILENCE_MIN_MS if t < SILENCE_MIN_MS else SILENCE_MAX_MS if t > SILENCE_MAX_MS else t
+
+    def rate_sps(self):
+        """Conversions per second, measured (the slowest setting's until measured)."""
+        return 1000 // self.period_ms if self.period_ms else 0
+
     def over(self, now_ms):
-        """True once the chip has been quiet for longer than READY_TIMEOUT_MS; then again only
-        after as long a silence again."""
-        if now_ms - self.since > READY_TIMEOUT_MS:
+        """True once the chip has been quiet for longer than limit_ms(); then again only after
+        as long a silence again."""
+        if now_ms - self.since > self.limit_ms():
             self.since = now_ms
             return True
         return False

@@ -10,8 +10,9 @@
 #            (after an alarm the eggs go back first; after a success the egg stays in the bag)
 #   PICK     the player to act reveals or chooses with the buttons
 #   ATTEMPT  a colour is demanded: the nest is watched
-#   CONFIRM  the demanded egg came out cleanly; for CONFIRM_MS a second egg or the pole still
-#            turns the success into an EGG ALARM
+#   CONFIRM  the demanded egg came out cleanly; until the attempt ends (docs/attempt-end.md:
+#            AFTER_HAND_MS after the hand left, and never while the nest still moves) a second
+#            egg or the pole still turns the success into an alarm
 #   WON      the game is over
 #   MENU     players / variant / new game (the menu button)
 #   CALIBRATE  a calibration is open (gulo.calibration's pause and resume: the phase changes are
@@ -30,7 +31,14 @@ WON = "won"
 MENU = "menu"
 CALIBRATE = "calibrate"
 
-CONFIRM_MS = 600  # an egg that rolls out "a few hundred ms" after the hand left still counts
+# The end of an attempt follows the physical event, not the verdict (docs/attempt-end.md): what
+# leaves the nest within AFTER_HAND_MS of the hand leaving it (an egg rolling out 0.5 s later, a
+# shaken pole falling 0.8 s later) fell during the turn. The hand left when the calm that decided
+# the egg began (Weigher.t_calm). If the nest is moving at that moment (an egg on its way over the
+# rim), the attempt waits for it to come to rest, at most MOVING_MAX_MS more.
+AFTER_HAND_MS = 1000
+MOVING_MAX_MS = 3000
+_POLL_MS = 20     # while the nest moves past the end: look again this often
 BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")
 
 
@@ -41,7 +49,8 @@ class TurnFlow:
         self.phase = WON if game.winner is not None else SETTLE
         self.pole_seated = True
         self.pending = None         # the demanded colour that came out, while CONFIRM runs
-        self.confirm_until = 0
+        self.confirm_until = 0      # when the attempt may end (moved on while the nest moves)
+        self.confirm_last = 0       # when it ends whatever the nest does
         self.prompt = None          # what the device asks for while it waits (SETTLE, pole out)
         self.last = None            # the last engine outcome, with "t_ms", for the animations
         self.menu = {}              # {"players": n, "variant": v, "back": phase} while in MENU
@@ -97,8 +106,11 @@ class TurnFlow:
         return notes + self.tick(t_ms)
 
     def tick(self, t_ms):
-        """Time passes: closes the confirmation window, notices a nest that is ready."""
+        """Time passes: ends the attempt (docs/attempt-end.md), notices a nest that is ready."""
         if self.phase == CONFIRM and t_ms >= self.confirm_until:
+            if not self.weigher.at_rest and t_ms < self.confirm_last:
+                self.confirm_until = t_ms + _POLL_MS   # something is still moving: wait for it
+                return []
             return self._act({"do": "take", "egg": self.pending}, t_ms)
         return self._maybe_ready(t_ms)
 
@@ -127,7 +139,11 @@ class TurnFlow:
                     return self._act({"do": "take", "egg": colour}, t_ms)  # wrong egg: an alarm
                 self.phase = CONFIRM
                 self.pending = colour
-                self.confirm_until = t_ms + CONFIRM_MS
+                # how long ago the hand left (the weigher's times are taken modulo 2**30)
+                ago = ((t_ms - self.weigher.t_calm + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+                end = t_ms - ago + AFTER_HAND_MS
+                self.confirm_until = end if end > t_ms else t_ms
+                self.confirm_last = self.confirm_until + MOVING_MAX_MS
                 return [{"phase": CONFIRM, "egg": colour}]
             if ev.get("out", 0) >= 2:
                 return self._act({"do": "alarm", "cause": "egg"}, t_ms)

@@ -3,12 +3,13 @@
 # the nest model. See docs/weigher.md for the design and the figures.
 #
 #   w = Weigher()                      # default masses G 10, P 12, Y 14, R 16, B 18 g; pole 25 g
-#   ev = w.feed(t_ms, grams)           # one HX711 sample (80 SPS); None or one event:
+#   ev = w.feed(t_ms, grams)           # one HX711 sample (10-94/s: measured); None or one event:
 #        {"t_ms": T, "out": 1, "colour": "R"}   one egg left the nest
 #        {"t_ms": T, "out": 2}                  two or more eggs left together
 #        {"t_ms": T, "full": True}              all eggs are back: the nest is full again
 #   w.set_pole(seated)                 # the reed switch: the pole's own mass is then never an egg
-#   w.at_rest, w.is_full(), w.out, w.level_g(), w.deficit_g(), w.noise_g()   (see below)
+#   w.at_rest, w.is_full(), w.out, w.level_g(), w.deficit_g(), w.noise_g(), w.rate_sps(),
+#   w.t_calm (when the calm that decided the last change began: the hand had left)
 #
 # How (each stage small and allocation-free: all arithmetic is on small ints in 1/100 g, so the
 # ESP32's single-precision floats never matter and the host gives bit-identical results):
@@ -19,15 +20,17 @@
 #    (a moving window starts the learning again; after 3 s a never-calm cell is taken as it is);
 # 3. IDLE: the settled level tracks slow drift and creep (auto-zero) and so does the learned
 #    weight of the full nest; a step beyond max(0.5 g, 5 sigma) starts a disturbance (BUSY);
-# 4. BUSY: a 100 ms window's standard deviation is compared with a noise-scaled threshold: a hand
-#    (tremor, pressing, an egg held half-lifted) keeps it high; a bowl left alone rings down below
-#    it. Once quiet for _K samples in a row, the window's mean is a candidate level;
+# 4. BUSY: a 100 ms window's standard deviation (3-8 samples: the rate is measured from the
+#    timestamps) is compared with a noise-scaled threshold: a hand (tremor, pressing, an egg held
+#    half-lifted) keeps it high; a bowl left alone rings down below it. Once quiet for _T_K ms,
+#    the window's mean is a candidate level;
 # 5. the candidate is judged before anything is said: the change (minus the pole's mass if the
 #    reed changed) must be one egg's mass, two eggs' or more, or all eggs back. A level between
 #    two colours waits longer, and so does any level the signal has sat at, still moving, for a
 #    while (an egg held half-lifted, calm only in a lull of its tremor); weight added that is not
 #    the full nest waits longer still (a hand resting still); anything else is accepted silently
-#    after 3 s of calm (a re-zero), never reported as an egg.
+#    after 3 s of calm (a re-zero), never reported as an egg. One egg lighter than the heaviest
+#    colour waits out a still hold (_T_STILL), unless a new hand pressing on the eggs ends it.
 
 try:
     from micropython import const
@@ -42,18 +45,32 @@ _INIT = const(0)
 _IDLE = const(1)
 _BUSY = const(2)
 
-_W = const(8)          # stability window: 8 samples = 100 ms at 80 SPS
+# Everything is in milliseconds of the samples' own timestamps; the rate is measured from them
+# (the HX711's internal oscillator gives 86-94 samples/s at "80 SPS" and 10-12 at "10 SPS":
+# docs/weigher.md), so the same code runs at either setting with nothing to set.
+_WMAX = const(8)       # stability window, at most 8 samples
+_WMIN = const(3)       # and at least 3 (a spread needs samples: 300 ms at 10 SPS)
+_T_WIN = const(100)    # ms the window spans when the rate allows (8-9 samples at 86-94/s)
 _QA = const(10)        # quiet threshold: window sd <= _QA/10 sigma + _QB centigrams
 _QB = const(5)
 _QMIN = const(16)      # cg: on a very quiet cell, a bowl ringing this little is settled enough
-_K = const(5)          # consecutive quiet windows before a level is a candidate
-_K_DOUBT = const(20)   # more quiet samples for a level between two colours (250 ms)
-_K_ADD = const(48)     # quiet samples before weight added that is not a full nest is accepted
-_K_LONG = const(240)   # quiet samples (3 s) after which any level is accepted as the new rest
+# How long the signal must have been quiet, counted from the first sample of the first quiet
+# window (at 80 SPS the old counts: 5, 20, 48 and 240 quiet windows of 8 samples).
+_T_K = const(135)      # ms quiet before a level is a candidate
+_T_DOUBT = const(325)  # ms quiet for a level between two colours
+_T_ADD = const(675)    # ms quiet before weight added that is not a full nest is accepted
+_T_LONG = const(3000)  # ms quiet after which any level is accepted as the new rest
 _FAR = const(250)      # cg: a sample this far from the window's mean is still moving
 _T_HOLD = const(400)   # ms: calm at one level for longer than this may be a held egg
+# ms quiet before one egg lighter than the heaviest colour is said: a child may hold a heavier egg
+# half-lifted, still (tremor lost in the sensor's noise), for up to 0.5 s, and that partial
+# weight can be any lighter colour's. Only a level calm for longer than such a hold is an egg.
+_T_STILL = const(520)
 _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
-_N_INIT = const(24)    # samples to learn noise and level at start (300 ms)
+_N_INIT = const(24)    # the start's sample count stops here (an ever-growing int would allocate)
+_N_MIN = const(8)      # samples and ...
+_T_INIT = const(290)   # ... ms at least to learn noise and level at start
+_T_ZERO = const(400)   # ms: the auto-zero's time constant just after a decision (x16 later)
 # ms after which the start takes the first quiet window even if the cell never stayed calm (a
 # noisy cell must still be learned; it is the firmware's to show that as a fault)
 _T_INIT_MAX = const(3000)
@@ -66,7 +83,17 @@ _HALF = const(0x20000000)
 
 class Weigher:
     def __init__(self, masses=None, pole_g=POLE_G):
-        self._buf = [0] * _W
+        self._buf = [0] * _WMAX   # the window (its length follows the measured rate)
+        # the sample rate, measured (it survives reset(): the HX711 is the same)
+        self._w = _WMAX        # samples in the stability window
+        self._per16 = 0        # measured sample period, 1/16 ms (0: not yet known)
+        self._pw = 0           # the period the window was last sized for
+        self._t_mark = 0       # t_ms at the last window's end, for the rate
+        self._marked = False
+        self._span = 1         # windows the current rate measurement spans
+        self._wins = 1         # windows left before it ends
+        self._gap = False
+        self._zs = 5           # auto-zero shift: 2**_zs samples span about _T_ZERO ms
         self.set_masses(masses or DEFAULT_MASSES)
         self.pole_g = pole_g
         self._pole16 = int(pole_g * 100 * _S)
@@ -101,18 +128,25 @@ class Weigher:
         self._state = _INIT
         self._n = 0
         self._i = 0
+        self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
+        self._k_next = _T_K    # ms of quiet at which the level is judged (again)
+        self._t_rs = 0         # t_ms of a restart (reed change, new window): quiet only after it
+        self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
+        self._cand16 = 0
+        self._cand_t = 0
         self._x1 = 0
         self._x2 = 0
         self._mad16 = 0        # median |dx| between raw samples, in 1/16 cg
         self._level16 = 0
         self._full16 = 0
         self._pole_level = self._pole_now
-        self._quiet = 0
         self.out = 0           # eggs out since the nest was last full (a lower bound after "out": 2)
         self.busy_since = -1   # t_ms the current disturbance began, -1 at rest
+        self.t_calm = 0        # t_ms the calm began that decided the last change (hand gone)
         self._t_far = 0
         self._t_settle = 0
         self._t_init = -1      # t_ms of the first sample the start learns from
+        self._t_learn = -1     # t_ms the current try at learning began
         self._t_last = 0
         self._last16 = 0
         self.events = 0
@@ -124,7 +158,9 @@ class Weigher:
         seated = bool(seated)
         if seated != self._pole_now:
             self._pole_now = seated
-            self._quiet = 0
+            self._t_q = -1
+            self._t_rs = self._t_last
+            self._cand = -1
             if self._state == _IDLE:
                 self._state = _BUSY
                 self._t_far = self.busy_since = self._t_last
@@ -166,6 +202,10 @@ class Weigher:
     def noise_g(self):
         """The learned sensor noise (rms grams)."""
         return self._sigma16() / (100 * _S)
+
+    def rate_sps(self):
+        """The measured sample rate (samples per second; 0 before the first window is measured)."""
+        return 16000 // self._per16 if self._per16 else 0
 
     def _sigma16(self):
         s = self._mad16 + self._mad16 // 21   # median |dx| = 0.954 sigma
@@ -227,11 +267,19 @@ class Weigher:
             self._mad16 += (d * 77 // 2 - self._mad16) >> (2 if n < 8 else 4)
         buf[i] = y
         i += 1
-        if i == _W:
-            i = 0
-        self._i = i
+        if i >= self._w:
+            self._i = 0
+            k = self._wins - 1
+            if k > 0:
+                self._wins = k
+            else:
+                self._track(t_ms)   # the rate from the time the last windows' samples took
+                buf = self._buf
+        else:
+            self._i = i
         if self._state == _IDLE:
             return self._idle(t_ms, y)
+        w = self._w
         # window statistics (INIT and BUSY): mean and spread, in integers
         ref = buf[0]
         s1 = 0
@@ -244,17 +292,29 @@ class Weigher:
                 v = -_CLAMP
             s1 += v
             s2 += v * v
-        var_w2 = _W * s2 - s1 * s1           # variance * W^2 (cg^2)
-        mean16 = ref * _S + s1 * _S // _W
+        var_w2 = w * s2 - s1 * s1            # variance * w^2 (cg^2)
+        mean16 = ref * _S + s1 * _S // w
         dev = y * _S - mean16
         far = dev > _FAR * _S or dev < -_FAR * _S
         if far:
             self._t_far = t_ms
-        sig = self._sigma16()
+        sig = self._mad16 + self._mad16 // 21   # _sigma16(), inlined: the hot path
+        if sig < 2 * _S:
+            sig = 2 * _S
         q = (_QA * sig // 10 + _QB * _S) // _S   # quiet: sd <= 1.0 sigma + 0.05 g, at least _QMIN
         if q < _QMIN:
             q = _QMIN
-        quiet = var_w2 <= _W * _W * q * q
+        quiet = var_w2 <= w * w * q * q
+        if self._cand >= 0:
+            # a level still waiting out a possible hold: the window's mean rising well above it
+            # is a new hand pressing on the eggs (a tremor averages out over the window), so the
+            # hand before it had let go and that egg is out; any sample below it is the held
+            # egg lifted on
+            lim = 5 * sig if sig > 20 * _S else 100 * _S
+            if mean16 - self._cand16 > lim:
+                return self._taken_before(t_ms)
+            if y * _S - self._cand16 < -lim:
+                self._cand = -1
         if self._state == _INIT:
             # The start learns from a calm nest only. A board that boots while the nest still
             # moves (a hand pressing the pole in, a ring-down) would otherwise take the motion
@@ -265,12 +325,16 @@ class Weigher:
             # motion from the very start has already inflated the noise that judges quiet).
             if self._t_init < 0:
                 self._t_init = t_ms
+            if self._t_learn < 0:
+                self._t_learn = t_ms
             late = ((t_ms - self._t_init + _HALF) & _WRAP) - _HALF > _T_INIT_MAX
-            if self._n > _W and (far or not quiet) and not late:
+            if self._n > w and (far or not quiet) and not late:
                 self._n = 1
                 self._mad16 = 0
+                self._t_learn = t_ms
                 return None
-            if self._n >= _N_INIT and quiet:
+            age = ((t_ms - self._t_learn + _HALF) & _WRAP) - _HALF
+            if self._n >= _N_MIN and age >= _T_INIT and quiet:
                 self._level16 = mean16
                 full16 = mean16 if self._pole_now else mean16 + self._pole16
                 self._full16 = full16 + self._missing16
@@ -278,22 +342,85 @@ class Weigher:
                 self._state = _IDLE
             return None
         if quiet:
-            self._quiet += 1
-            if self._quiet >= _K:
-                return self._judge(t_ms, mean16)
+            if self._t_q < 0:
+                tq = (t_ms - (w - 1) * self._per16 // _S) & _WRAP
+                if ((tq - self._t_rs + _HALF) & _WRAP) - _HALF < 0:
+                    return None   # the window still holds samples from before a restart
+                self._t_q = tq
+                self._k_next = _T_K
+            k = ((t_ms - self._t_q + _HALF) & _WRAP) - _HALF   # ms quiet
+            if k >= self._k_next:
+                return self._judge(t_ms, mean16, k)
         else:
-            self._quiet = 0
+            self._t_q = -1
         return None
+
+    def _track(self, t_ms):
+        """Measure the sample period from the time the last span of windows took: one window at
+        start or while the rate moves (then half way to each measure), four once it is steady
+        (a quarter of the way; the cost per sample stays low). A span twice as slow as expected
+        is a gap (a lost sample, a busy task) and is skipped; two in a row are a new rate."""
+        dt = ((t_ms - self._t_mark + _HALF) & _WRAP) - _HALF
+        self._t_mark = t_ms
+        span = self._span
+        self._span = self._wins = 1
+        if not self._marked:
+            self._marked = True
+            return
+        if dt <= 0:
+            return
+        p = self._per16
+        d = dt * _S // (self._w * span)
+        if p == 0:
+            p = d
+        else:
+            if d > 2 * p:
+                if not self._gap:
+                    self._gap = True
+                    return
+                if d > 8 * p:
+                    d = 8 * p
+            self._gap = False
+            steady = self._n >= _N_INIT and 8 * d < 9 * p and 9 * d > 8 * p   # within 12 %
+            p += (d - p) >> (2 if steady else 1)
+            if p < _S:
+                p = _S
+            if steady:
+                self._span = self._wins = 4
+        self._per16 = p
+        pw = self._pw
+        if pw and 5 * p < 6 * pw and 6 * p > 5 * pw:
+            return   # within 20 % of the period the window was sized for: keep it
+        self._pw = p
+        w = (_T_WIN * _S + p // 2) // p
+        if w < _WMIN:
+            w = _WMIN
+        elif w > _WMAX:
+            w = _WMAX
+        if w != self._w:
+            # another rate: a window of the new length (allocated: at start and when the rate
+            # changes, never per sample), filled with the latest sample; the quiet run restarts
+            self._buf = [self._buf[self._w - 1]] * w
+            self._w = w
+            self._i = 0
+            self._t_q = -1
+            self._t_rs = t_ms
+            zs = 0
+            while zs < 5 and (p << zs) < _T_ZERO * _S:
+                zs += 1
+            self._zs = zs
 
     def _idle(self, t_ms, y):
         e = y * _S - self._level16
-        sig = self._sigma16()
+        sig = self._mad16 + self._mad16 // 21   # _sigma16(), inlined: every sample at rest
+        if sig < 2 * _S:
+            sig = 2 * _S
         lim = 5 * sig
         if lim < 50 * _S:
             lim = 50 * _S
         if e > lim or e < -lim:
             self._state = _BUSY
-            self._quiet = 0
+            self._t_q = -1
             self.busy_since = t_ms
             self._t_far = t_ms
             return None
@@ -302,39 +429,54 @@ class Weigher:
             # decided level (its window still held some ring-down), which says nothing about the
             # full nest; later it is drift, which moves the full nest's weight along with it.
             dt = ((t_ms - self._t_settle + _HALF) & _WRAP) - _HALF
-            step = e >> 5 if dt < _T_REFINE else e >> 9
+            step = e >> self._zs if dt < _T_REFINE else e >> (self._zs + 4)
             self._level16 += step
             self._full16 += step
         return None
 
+    def _taken_before(self, t_ms):
+        """The waiting level was an egg: said now, as a new hand arrives (the nest stays busy)."""
+        c = self._cols[self._cand][1]
+        cand16 = self._cand16
+        self._settle(t_ms, cand16)
+        self.t_calm = self._cand_t
+        self._state = _BUSY
+        self.busy_since = t_ms
+        self._t_far = t_ms
+        self.out += 1
+        self.events += 1
+        return {"t_ms": t_ms, "out": 1, "colour": c}
+
     def _settle(self, t_ms, mean16):
+        # the calm that decided it began when the hand (or a rolling egg) had left the nest
+        self.t_calm = self._t_q if self._t_q >= 0 else t_ms
         self._last16 = self._level16 - mean16
+        self._cand = -1
         self._t_settle = t_ms
         self._level16 = mean16
         self._pole_level = self._pole_now
         self._state = _IDLE
-        self._quiet = 0
+        self._t_q = -1
         self.busy_since = -1
 
-    def _judge(self, t_ms, mean16):
+    def _judge(self, t_ms, mean16, k):
         delta = self._level16 - mean16   # > 0: weight left the bowl
         if self._pole_level != self._pole_now:
             delta += self._pole16 if self._pole_now else -self._pole16
         tol = self._tol
         acc = self._acc
-        k = self._quiet
         # sure: calm for long enough to take the nearest fit. quick: an exact fit may be taken at
         # once, unless the signal has sat near this level, still moving, for a long time: that is
         # a hand holding an egg half-lifted, calm only in a lull of its tremor.
-        sure = k >= _K_DOUBT
+        sure = k >= _T_DOUBT
         quick = ((t_ms - self._t_far + _HALF) & _WRAP) - _HALF <= _T_HOLD
         if -tol < delta < tol:
             # nothing left (a hand that touched, the pole that came or went): settle quietly,
             # but only close to the old level: a hand resting still on the eggs is not a rest
-            if -self._zero < delta < self._zero or k >= _K_LONG:
+            if -self._zero < delta < self._zero or k >= _T_LONG:
                 # keep the old level (the hand's last touch says nothing about the rest), unless
                 # the pole came or went or it has been calm for long
-                same = k < _K_LONG and self._pole_level == self._pole_now
+                same = k < _T_LONG and self._pole_level == self._pole_now
                 self._settle(self._t_settle, self._level16 if same else mean16)
             return None
         if delta > 0:
@@ -344,20 +486,34 @@ class Weigher:
                 self.events += 1
                 return {"t_ms": t_ms, "out": 2}
             best = None
+            best_m = 0
+            bi = -1
             err = tol
-            for m, c in self._cols:
+            for j in range(len(self._cols)):
+                m, c = self._cols[j]
                 e = delta - m
                 if e < 0:
                     e = -e
                 if e < err:
                     err = e
                     best = c
+                    best_m = m
+                    bi = j
+            if best is not None and best_m + tol < self._cols[-1][0] and k < _T_STILL:
+                # could still be a heavier egg held half-lifted. Remember it: if what ends this
+                # calm is a new hand pressing down (a hold ends by lifting more), it was an egg.
+                if err < acc and self._cand < 0:
+                    self._cand = bi
+                    self._cand16 = mean16
+                    self._cand_t = self._t_q
+                self._k_next = _T_STILL   # nothing to say about it before (a quiet level moves little)
+                return None
             if best is not None and ((err < acc and quick) or sure):
                 self._settle(t_ms, mean16)
                 self.out += 1
                 self.events += 1
                 return {"t_ms": t_ms, "out": 1, "colour": best}
-            if k >= _K_LONG:
+            if k >= _T_LONG:
                 self._settle(t_ms, mean16)   # no egg fits: a re-zero, never an egg
             return None
         # weight came back
@@ -373,7 +529,7 @@ class Weigher:
                     return {"t_ms": t_ms, "full": True}
             return None
         was_out = self.out > 0 or self._level16 < self._full_expected() - tol
-        if was_out and d_full <= -tol and k >= _K_ADD and -d_full < self._two:
+        if was_out and d_full <= -tol and k >= _T_ADD and -d_full < self._two:
             # eggs came back and it is heavier than the full nest, by less than two eggs:
             # every egg is back, and the rest is drift
             self._settle(t_ms, mean16)
@@ -381,7 +537,7 @@ class Weigher:
             self.out = 0
             self.events += 1
             return {"t_ms": t_ms, "full": True}
-        if k >= _K_LONG or (k >= _K_ADD and -delta > self._cols[0][0] - tol and d_full > 0):
+        if k >= _T_LONG or (k >= _T_ADD and -delta > self._cols[0][0] - tol and d_full > 0):
             # some eggs back but not all of them (or a re-zero after a long calm)
             back = (-delta + self._cols[0][0] // 2) // self._cols[(len(self._cols) - 1) // 2][0]
             self.out = self.out - back if self.out > back else 0

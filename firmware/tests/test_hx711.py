@@ -2,7 +2,17 @@
 
 from fakes import FakeHX711, FinishingClock
 
-from gulo.hx711 import HX711, POWER_UP_MS, READY_TIMEOUT_MS, SETTLE_READS, HX711Fault, Scale, Silence
+from gulo.hx711 import (
+    HX711,
+    POWER_UP_MS,
+    SETTLE_READS,
+    SILENCE_MIN_MS,
+    SILENCE_PERIODS,
+    SLOWEST_PERIOD_MS,
+    HX711Fault,
+    Scale,
+    Silence,
+)
 
 
 def chips(*conversion_lists):
@@ -92,17 +102,22 @@ def test_poll_never_waits_and_skips_the_settling_reads():
     assert got == [42]
 
 
-def sampler_faults(conversions, period_ms, plugged=True, until_ms=1000):
+def sampler_faults(conversions, period_ms, plugged=True, until_ms=1000, unplug_at=None, periods=None,
+                   silence_cls=Silence):
     """The app's sampler loop, step by step (1 ms): poll the driver, tell Silence what was
     heard; returns the times at which a 'no answer' fault would be shown."""
     clock, made = chips(conversions)
     made[0].period_ms = period_ms
     made[0].plugged = plugged
     hx = driver(clock, made)
-    silence = Silence(clock.now)
+    silence = silence_cls(clock.now)
     faults = []
     got = []
     while clock.now < until_ms:
+        if unplug_at is not None and clock.now >= unplug_at:
+            made[0].plugged = False
+        if periods is not None:
+            made[0].period_ms = periods(clock.now)
         now = clock.ticks_ms()  # (also ends the fake chip's previous read)
         if hx.ready():
             silence.heard(now)
@@ -123,4 +138,54 @@ def test_a_healthy_hx711_is_no_fault_while_its_first_reads_are_discarded():
 
 def test_a_silent_hx711_is_a_fault_within_a_second_of_boot():
     faults, got = sampler_faults([7] * 20, period_ms=12, plugged=False)
-    assert got == [] and faults and faults[0] <= POWER_UP_MS + READY_TIMEOUT_MS + 1 < 1000
+    assert got == [] and faults and faults[0] <= POWER_UP_MS + SILENCE_PERIODS * SLOWEST_PERIOD_MS + 1 < 1000
+
+
+# The "10 SPS" setting (most modules sold) runs at 10-12 conversions/s on the internal
+# oscillator, and a slow chip a little under 10: a fixed 100 ms silence fired between samples.
+def test_10_sps_silence_is_no_fault_at_any_of_its_rates():
+    for period in (83, 100, 110):
+        faults, got = sampler_faults([7] * SETTLE_READS + [42] * 40, period_ms=period, until_ms=3000)
+        assert faults == [] and len(got) > 15, (period, faults)
+
+
+def test_an_hx711_unplugged_at_10_sps_is_still_a_fault_within_a_second():
+    # the planted fault: the same 10 SPS chip, its DOUT wire cut at 1.5 s
+    faults, got = sampler_faults([7] * SETTLE_READS + [42] * 40, period_ms=100, until_ms=3000, unplug_at=1500)
+    assert faults and 1500 < faults[0] <= 1500 + SILENCE_PERIODS * 110 + 1 < 2500, faults
+
+
+def test_an_hx711_unplugged_at_80_sps_is_a_fault_within_the_minimum_silence():
+    faults, got = sampler_faults([7] * SETTLE_READS + [42] * 200, period_ms=11, until_ms=2500, unplug_at=1500)
+    assert faults and 1500 < faults[0] <= 1500 + SILENCE_MIN_MS + 2, faults
+
+
+def test_the_silence_follows_a_rate_that_changes_mid_session():
+    # 80 SPS, then the RATE pin to ground: 10 SPS. The limit grows with the measured period.
+    faults, got = sampler_faults([7] * SETTLE_READS + [42] * 300, period_ms=11, until_ms=4000,
+                                 periods=lambda t: 11 if t < 1500 else 100)
+    assert faults == [] and len(got) > 100, faults
+
+
+def test_silence_measures_the_rate_from_what_it_hears():
+    s = Silence(0)
+    assert s.rate_sps() == 1000 // SLOWEST_PERIOD_MS
+    for k in range(40):
+        s.heard(400 + 11 * k)
+    assert 88 <= s.rate_sps() <= 92 and s.limit_ms() == SILENCE_MIN_MS
+    for k in range(40):
+        s.heard(1000 + 90 * k)
+    assert 10 <= s.rate_sps() <= 12 and s.limit_ms() == 4 * s.period_ms
+
+
+class _Fixed100(Silence):
+    """The old rule, planted: 100 ms of silence is a fault whatever the rate."""
+
+    def limit_ms(self):
+        return 100
+
+
+def test_the_old_fixed_silence_faults_at_10_sps_so_the_check_can_fail():
+    faults, got = sampler_faults([7] * SETTLE_READS + [42] * 40, period_ms=110, until_ms=3000,
+                                 silence_cls=_Fixed100)
+    assert faults, "a 110 ms gap must trip a fixed 100 ms limit"

@@ -2,7 +2,7 @@
 # nest model, with hands, tremor and ring-down). Runs on CPython and inside MicroPython.
 
 from gulo import calibration
-from gulo.turnflow import ATTEMPT, CALIBRATE, CONFIRM, CONFIRM_MS, PICK, SETTLE, WON, TurnFlow
+from gulo.turnflow import AFTER_HAND_MS, ATTEMPT, CALIBRATE, CONFIRM, PICK, SETTLE, WON, TurnFlow
 
 from gamekit import game_with
 
@@ -30,7 +30,7 @@ class Bench:
 
     def judged(self):
         """Run past a hand's move (800 ms) and the confirmation window: the verdicts so far."""
-        self.run(800 + CONFIRM_MS + 500)
+        self.run(800 + AFTER_HAND_MS + 500)
         return self.verdicts()
 
 
@@ -55,7 +55,7 @@ def test_clean_egg_after_the_confirmation_window_is_a_success():
     b.grams -= 10.0  # a green egg leaves
     b.run(800)
     assert b.flow.phase == CONFIRM or b.verdicts()
-    b.run(CONFIRM_MS + 500)
+    b.run(AFTER_HAND_MS + 500)
     v = b.verdicts()
     assert len(v) == 1 and v[0]["event"] == "success"
     assert b.flow.game.positions[0] == 1 and b.flow.phase == PICK
@@ -163,3 +163,73 @@ def test_resume_applies_new_masses_and_a_won_game_stays_won():
     assert calibration.pause(b.flow) and b.flow.phase == CALIBRATE
     calibration.resume(b.flow, b.t)
     assert b.flow.phase == WON
+
+
+# ---- the end of an attempt (docs/attempt-end.md): the nest model, real hands and ring-down ------
+
+def _late_attempt(seed, late, delay_ms, sps=90):
+    """Reveal, take the demanded egg with a steady hand, then `late` ("egg": another egg rolls
+    out, "pole": the pole falls) `delay_ms` after the hand left. Returns the verdicts."""
+    from world import NestWorld
+
+    world = NestWorld(seed=seed, sps=sps)
+    flow = TurnFlow(game_with("GRYB"))
+    notes = []
+    seated = True
+
+    def run(t0, t1):
+        nonlocal seated
+        for t in world.sample_times(t0, t1):
+            s = world.pole_is_seated(t)
+            if s != seated:
+                seated = s
+                notes.extend(flow.pole(s, t))
+            notes.extend(flow.sample(t, world.grams(t)))
+
+    run(0, 1500)
+    assert flow.phase == PICK, notes
+    flow.button("reveal", 1500)
+    want = flow.game.demand
+    leave = world.take(1600, want, "steady")
+    if late == "egg":
+        world.drop(leave + delay_ms, "B" if want != "B" else "G")
+    elif late == "pole":
+        world.knock_pole(leave + delay_ms)
+    run(1500, leave + delay_ms + 4000)
+    return [n["outcome"] for n in notes if "outcome" in n and n["outcome"]["event"] in ("success", "alarm")]
+
+
+def test_an_egg_rolling_out_after_the_hand_left_is_an_alarm_across_the_range():
+    for sps in (11, 90):
+        for delay in (100, 500, 900):
+            v = _late_attempt(3 + delay, "egg", delay, sps)
+            assert [x["event"] for x in v] == ["alarm"], (sps, delay, v)
+
+
+def test_a_pole_falling_after_the_hand_left_is_an_alarm_across_the_range():
+    for sps in (11, 90):
+        for delay in (200, 500, 800):
+            v = _late_attempt(5 + delay, "pole", delay, sps)
+            assert [x["event"] for x in v] == ["alarm"] and v[0]["cause"] == "pole", (sps, delay, v)
+
+
+def test_what_falls_well_after_the_attempt_ended_is_no_longer_this_turn():
+    # the other side of the ruling, so that the checks above can fail: 2 s after the hand left
+    # the turn was a success, and an egg or the pole falling then is not its alarm
+    for late in ("egg", "pole"):
+        v = _late_attempt(7, late, AFTER_HAND_MS + 1000)
+        assert v and v[0]["event"] == "success", (late, v)
+
+
+def test_an_attempt_closed_at_the_verdict_misses_a_late_pole():
+    # The planted fault: the attempt ends as the egg is decided (no time after the hand), so a
+    # pole falling 0.8 s after the hand left is scored as a clean success: the check above fails.
+    import gulo.turnflow as tf
+
+    saved = tf.AFTER_HAND_MS
+    tf.AFTER_HAND_MS = 0
+    try:
+        v = _late_attempt(805, "pole", 800)
+        assert v and v[0]["event"] == "success", v
+    finally:
+        tf.AFTER_HAND_MS = saved

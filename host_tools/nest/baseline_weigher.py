@@ -6,14 +6,16 @@ by more than `step_g` is an event: the difference is classified as the nearest e
 eggs or more, or (weight back up to the full nest) "full". It knows the pole's state like the
 weigher does, so both are scored on the same footing. Same interface as gulo.weigher.Weigher.
 The defaults (12 samples = 150 ms, 0.5 g) are the best of a sweep (docs/weigher.md): a narrower
-spread or a shorter window is faster and wrong more often, a wider one slower.
+spread or a shorter window is faster and wrong more often, a wider one slower. With `window_ms`
+the window is that long at the rate measured over the first 10 samples, at least 4 samples
+(150 ms: 13-14 samples at 86-94/s, 4 at 10-12/s), so it runs at either HX711 setting.
 """
 
 from gulo.weigher import DEFAULT_MASSES, POLE_G
 
 
 class BaselineWeigher:
-    def __init__(self, masses=None, pole_g=POLE_G, window=12, spread_g=0.5, step_g=0.6):
+    def __init__(self, masses=None, pole_g=POLE_G, window=12, spread_g=0.5, step_g=0.6, window_ms=None):
         self.masses = dict(masses or DEFAULT_MASSES)
         self.pole_g = pole_g
         self.window = window
@@ -25,11 +27,18 @@ class BaselineWeigher:
         self.pole_now = True
         self.pole_level = True
         self.out = 0
+        self.window_ms = window_ms
+        self.times = []
 
     def set_pole(self, seated):
         self.pole_now = bool(seated)
 
     def feed(self, t_ms, grams):
+        if self.window_ms and len(self.times) < 11:
+            self.times.append(t_ms)
+            if len(self.times) == 11:
+                period = (self.times[-1] - self.times[0]) / 10
+                self.window = max(4, round(self.window_ms / period)) if period > 0 else 4
         self.buf.append(grams)
         if len(self.buf) > self.window:
             del self.buf[0]

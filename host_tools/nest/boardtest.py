@@ -24,6 +24,7 @@ import serial
 from nest.boardlink import DEFAULT_BAUD, BoardLink
 from nest.deploy import FIRMWARE, build, mpy_cross_version, sync
 from nest.errors import NestError
+from nest.weigh import rate_advice
 
 MARKER = "\x1enest-test\x1e"   # ASCII record separators: no test prints these by accident
 TREE = "nest_test"
@@ -261,9 +262,13 @@ HX_CHECK = """
 from gulo.hx711 import HX711Fault
 try:
     _hw.hx.power_up()
-    _s = [_hw.hx.read() for _ in range(40)]
+    _s = [_hw.hx.read()]
+    _t0 = time.ticks_ms()
+    _s += [_hw.hx.read() for _ in range(40)]
+    _dt = time.ticks_diff(time.ticks_ms(), _t0)
     _m = sum(_s) / len(_s)
-    print(json.dumps({'ok': True, 'mean': _m, 'rms': (sum((x - _m) ** 2 for x in _s) / len(_s)) ** 0.5}))
+    print(json.dumps({'ok': True, 'mean': _m, 'rms': (sum((x - _m) ** 2 for x in _s) / len(_s)) ** 0.5,
+                      'sps': 40000 / _dt if _dt > 0 else 0}))
 except HX711Fault as e:
     print(json.dumps({'ok': False, 'error': str(e)}))
 """
@@ -296,6 +301,7 @@ def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT
             record("hx711 answers", False, hx["error"])
         else:
             record("hx711 answers", True)
+            say(rate_advice(hx.get("sps")))   # measured: 86-94/s at "80 SPS", 10-12/s at "10 SPS"
             rms_g = hx["rms"] / COUNTS_PER_G
             record("hx711 quiet at rest", rms_g <= QUIET_G,
                    "" if rms_g <= QUIET_G else f"{rms_g:.2f} g rms at rest (limit {QUIET_G} g)")

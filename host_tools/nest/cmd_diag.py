@@ -23,6 +23,7 @@ import time
 from nest.boardconsole import open_console
 from nest.cmd_monitor import describe
 from nest.errors import NestError
+from nest.weigh import rate_advice
 
 SPARK = "▁▂▃▄▅▆▇█"
 SPARK_S = 4.0      # seconds of weight in the sparkline
@@ -147,7 +148,7 @@ class View:
             if g is not None else "weight   (no sample yet)",
             f"         {sparkline(vals)}",
             f"stable   {rest}, noise {'?' if noise is None else f'{noise:.3f}'} g, "
-            f"HX711 {s.get('hx711', '?')}",
+            f"HX711 {s.get('hx711', '?')}; {rate_advice(s.get('sps'))}",
             f"pole     {pole}      phase {self.phase or '?'} (what the LEDs show)",
             "verdicts " + (" | ".join(self.verdicts) or "-"),
             buttons_plain(self.io),

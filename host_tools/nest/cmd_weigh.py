@@ -12,7 +12,8 @@ def add_parser(sub):
         description="Run the device's egg weigher (gulo.weigher) over a recorded trace and print its "
                     "events as JSON lines. A trace is CSV with the header t_ms,grams (optionally a third "
                     "column pole: 1 seated, 0 out), one HX711 sample per row, starting with the full nest "
-                    "at rest. A bad file is reported as FILE:LINE: reason (exit status 2).")
+                    "at rest, at whatever rate it was recorded (the weigher measures it from t_ms). A bad "
+                    "file is reported as FILE:LINE: reason (exit status 2).")
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--replay", metavar="TRACE.csv", help="the trace to run the weigher over")
     mode.add_argument("--generate", metavar="OUT.csv",
@@ -24,6 +25,11 @@ def add_parser(sub):
     p.add_argument("--turns", type=int, default=None, help="--generate: number of turns (default 12-20)")
     p.add_argument("--truth", metavar="OUT.json", help="--generate: also write the ground truth (JSON)")
     p.add_argument("--no-pole", action="store_true", help="--generate: leave out the pole column")
+    p.add_argument("--model", choices=("world", "phys"), default="world",
+                   help="--generate: world (nest.world, default) or phys (nest.physmodel, from physics)")
+    p.add_argument("--rate", type=int, default=None,
+                   help="--generate: world: samples per second (default 80); phys: the HX711 setting, "
+                        "80 (86-94/s) or 10 (10-12/s; default 80)")
     return p
 
 
@@ -42,7 +48,20 @@ def _generate(args, masses):
     make_weigher(masses, args.pole_g)  # the same checks as for --replay
     if args.turns is not None and not 1 <= args.turns <= 1000:
         raise NestError("--turns must be between 1 and 1000", status=2)
-    world, samples = session(args.seed, turns=args.turns, masses=masses)
+    rate = args.rate if args.rate is not None else 80
+    if args.model == "phys":
+        if rate not in (10, 80):
+            raise NestError("--rate for --model phys is the HX711 setting: 10 or 80", status=2)
+        if args.masses:
+            raise NestError("--masses: the physics model draws its own eggs (use --model world)", status=2)
+        from nest.physmodel import session as phys_session
+
+        world = phys_session(args.seed, setting=rate, turns=args.turns)
+        samples = world.samples
+    else:
+        if not 1 <= rate <= 1000:
+            raise NestError("--rate must be 1-1000 samples per second", status=2)
+        world, samples = session(args.seed, turns=args.turns, masses=masses, sps=rate)
     try:
         write_csv(args.generate, samples, pole=not args.no_pole)
         if args.truth:

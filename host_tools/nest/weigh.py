@@ -85,6 +85,31 @@ def read_trace(path):
     return samples
 
 
+SLOW_SPS = 30   # below this the HX711 is at its "10 SPS" setting (10-12 samples/s)
+RATE_DOC = 'firmware/HARDWARE.md, section "HX711 rate: 10 or 80 samples per second"'
+
+
+def rate_advice(sps):
+    """What the measured HX711 rate means for the game: one line (two at 10 SPS)."""
+    if not sps:
+        return "HX711 rate not measured yet"
+    line = f"HX711 rate {sps:.0f} samples/s"
+    if sps >= SLOW_SPS:
+        return line + " (the 80 SPS setting)"
+    return (line + " (the 10 SPS setting): the game is right but slower, each egg is decided about "
+            "0.2 s later (docs/weigher.md); to switch the board to 80 SPS see " + RATE_DOC)
+
+
+def load_weigher(path):
+    """The Weigher class of another copy of gulo/weigher.py (e.g. `git show REV:...`), to compare."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("weigher_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.Weigher
+
+
 def make_weigher(masses=None, pole_g=POLE_G):
     try:
         return Weigher(masses=masses, pole_g=pole_g)

@@ -1,6 +1,7 @@
 """Plot a generated session with the weigher's and the baseline's decisions marked.
 
     .venv/bin/python -m nest.weighplot --seed 3 --from 0 --to 45000 --out docs/weigher-trace.png
+    .venv/bin/python -m nest.weighplot --model phys --rate 10 --seed 1001 --out /tmp/p.png
 
 Top: the load (grams) with the ground truth (dashed: hand leaves / egg gone, labelled) and the
 weigher's events (solid, labelled). Bottom: the same span, the baseline's events; misreads show as
@@ -10,8 +11,8 @@ labels that differ from the truth above them. Needs matplotlib (a dev dependency
 import argparse
 import sys
 
-from nest.baseline_weigher import BaselineWeigher
-from nest.tracegen import run, session
+from nest.tracegen import run
+from nest.weighscore import detectors, trace
 
 
 def _label(ev):
@@ -20,17 +21,16 @@ def _label(ev):
     return ev["colour"] if ev["out"] == 1 else "2+"
 
 
-def plot(seed, t_from, t_to, out):
+def plot(seed, t_from, t_to, out, model="world", rate=80):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from gulo.weigher import Weigher
-
-    world, samples = session(seed)
-    wev = run(Weigher(masses=world.masses, pole_g=world.pole_g), samples)
-    bev = run(BaselineWeigher(masses=world.masses, pole_g=world.pole_g), samples)
+    world, samples = trace(model, seed, rate)
+    made = detectors()
+    wev = run(made["weigher"](world), samples)
+    bev = run(made["baseline"](world), samples)
     span = [(t, g) for t, g, _ in samples if t_from <= t <= t_to]
     ts = [s[0] / 1000.0 for s in span]
     gs = [s[1] for s in span]
@@ -41,15 +41,19 @@ def plot(seed, t_from, t_to, out):
         ax.plot(ts, gs, lw=0.6, color="0.25")
         ax.set_ylim(lo, hi)
         ax.set_ylabel("grams")
-        ax.set_title(f"seed {seed}: {name}", loc="left", fontsize=10)
+        where = f"{model} model, {'HX711 setting ' if model == 'phys' else ''}{rate}"
+        ax.set_title(f"seed {seed} ({where}{' SPS' if model == 'phys' else '/s'}): {name}", loc="left",
+                     fontsize=10)
         for e in world.events():
             if t_from <= e["t_ms"] <= t_to:
                 text = {"out": e.get("colour", ""), "back": "back", "pole_out": "pole out",
                         "pole_in": "pole in", "touch": "touch"}[e["what"]]
-                if e["what"] == "out" and e.get("hand") not in (None, "steady"):
+                if e["what"] == "out" and e.get("hand") not in (None, "steady", "light"):
                     text += " " + e["hand"]
                 if e["what"] == "out" and e["cause"] == "drop":
                     text += " rolls"
+                if e["what"] == "out" and e.get("hold_ms"):
+                    text += f" {e['hold_ms']:.0f} ms"
                 ax.axvline(e["t_ms"] / 1000.0, color="tab:green", ls="--", lw=0.8)
                 ax.text(e["t_ms"] / 1000.0, hi - 1, text, color="tab:green", fontsize=7, rotation=90,
                         va="top", ha="right")
@@ -70,8 +74,10 @@ def main(argv=None):
     p.add_argument("--from", dest="t_from", type=int, default=0, help="start (ms)")
     p.add_argument("--to", dest="t_to", type=int, default=45000, help="end (ms)")
     p.add_argument("--out", default="weigher-trace.png")
+    p.add_argument("--model", choices=("world", "phys"), default="world")
+    p.add_argument("--rate", type=int, default=80, help="world: samples/s; phys: the HX711 setting, 80 or 10")
     a = p.parse_args(argv)
-    print(plot(a.seed, a.t_from, a.t_to, a.out))
+    print(plot(a.seed, a.t_from, a.t_to, a.out, a.model, a.rate))
     return 0
 
 

@@ -8,9 +8,17 @@ are less than MERGE_MS apart (or overlap) form one change. A change is right whe
 - several: either one `out: 1` per egg with the same colours, or an `out: 2` (the game sees an
   alarm either way), with no `out: 1` of a colour that did not leave.
 Each change owns the events from its first hand (or rolling egg) until the next change or pour-back
-begins, at most WINDOW_MS after its last egg left. Pour-backs expect one `full` event the same way.
+begins, at most WINDOW_MS after its last egg left; but an `out: 1` that names the previous egg's
+colour, when that change has no event yet and the next one's egg is not out yet, is the previous
+change's (late) verdict. Pour-backs expect one `full` event the same way.
 Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*.
 Latency: from the moment the (first) egg is out and the hand has left, to the first event.
+An event of a change that comes *before* that moment is early (a verdict while the hand still
+holds the egg): the change is wrong, and counted apart as `early`.
+
+Two models give the traces: `world` (nest.world through nest.tracegen, which the weigher was tuned
+on; any sample rate) and `phys` (nest.physmodel, written apart from physics and published
+figures; the HX711's 80 or 10 SPS setting with its real rate). Report on the one not tuned on.
 """
 
 import argparse
@@ -18,6 +26,8 @@ import sys
 
 from nest.baseline_weigher import BaselineWeigher
 from nest.tracegen import run, session
+
+MODELS = ("world", "phys")
 
 MERGE_MS = 800
 WINDOW_MS = 2000
@@ -70,12 +80,19 @@ def score(truth, events):
     """Score one trace: returns counts, latencies and the wrong changes (for a closer look)."""
     changes = _changes(truth)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-           "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}}
+           "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0}
     for ev in events:
         home = None
-        for c in changes:
+        for i, c in enumerate(changes):
             if c["t_in"] <= ev["t_ms"] < c["t_end"]:
                 home = c
+                # A late verdict: the previous egg's own colour, said once the next change had
+                # begun but before its egg was out, while the previous change still has no event.
+                prev = changes[i - 1] if i else None
+                if (c["kind"] == "out" and ev["t_ms"] < c["t_first"] and prev is not None
+                        and prev["kind"] == "out" and not prev["events"] and len(prev["colours"]) == 1
+                        and ev.get("colour") == prev["colours"][0]):
+                    home = prev
                 break
         if home is None:
             res["false"] += 1
@@ -99,7 +116,10 @@ def score(truth, events):
                 res["full_latency"].append(c["events"][0]["t_ms"] - c["t_first"])
             continue
         res["changes"] += 1
-        if _right(c, c["events"]):
+        early = bool(c["events"]) and c["events"][0]["t_ms"] < c["t_first"]
+        if early:
+            res["early"] += 1
+        if not early and _right(c, c["events"]):
             res["right"] += 1
             res["latency"].append(c["events"][0]["t_ms"] - c["t_first"])
             res["by_how"].setdefault(c["how"], []).append(c["events"][0]["t_ms"] - c["t_first"])
@@ -115,15 +135,29 @@ def percentile(values, p):
     return v[k]
 
 
-def evaluate(make_detector, seeds, noise_g=None):
+def trace(model, seed, rate=80, noise_g=None, over=None):
+    """One session of a model -> (world, samples); `world` has .masses, .pole_g, .truth.
+    world: `rate` samples/s exactly; phys: `rate` is the HX711's setting, 80 or 10."""
+    if model == "world":
+        return session(seed, noise_g=noise_g, sps=rate)
+    from nest import physmodel
+
+    over = dict(over or {})
+    if noise_g is not None:
+        over["noise_g"] = noise_g
+    t = physmodel.session(seed, setting=rate, **over)
+    return t, t.samples
+
+
+def evaluate(make_detector, seeds, noise_g=None, model="world", rate=80, over=None):
     """Run a detector over the sessions of `seeds`; returns totals and the per-trace misses."""
     tot = {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-           "latency": [], "full_latency": [], "misses": [], "by_how": {}}
+           "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0}
     for seed in seeds:
-        world, samples = session(seed, noise_g=noise_g)
+        world, samples = trace(model, seed, rate, noise_g, over)
         r = score(world.truth, run(make_detector(world), samples))
         tot["traces"] += 1
-        for k in ("changes", "right", "false", "fulls", "fulls_right"):
+        for k in ("changes", "right", "false", "fulls", "fulls_right", "early"):
             tot[k] += r[k]
         tot["latency"] += r["latency"]
         tot["full_latency"] += r["full_latency"]
@@ -140,16 +174,78 @@ def summary(tot):
     lat = tot["latency"] or [0]
     acc = tot["right"] / tot["changes"] if tot["changes"] else 0.0
     return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
-            "false": tot["false"], "fulls": tot["fulls"], "fulls_right": tot["fulls_right"],
+            "false": tot["false"], "early": tot["early"], "fulls": tot["fulls"],
+            "fulls_right": tot["fulls_right"],
             "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat)}
 
 
-def detectors():
-    from gulo.weigher import Weigher
+def detectors(weigher_file=None):
+    """The two detectors by name; `weigher_file`: another version of gulo/weigher.py (a path)."""
+    if weigher_file:
+        from nest.weigh import load_weigher
+
+        Weigher = load_weigher(weigher_file)
+    else:
+        from gulo.weigher import Weigher
     return {
         "weigher": lambda world: Weigher(masses=world.masses, pole_g=world.pole_g),
-        "baseline": lambda world: BaselineWeigher(masses=world.masses, pole_g=world.pole_g),
+        "baseline": lambda world: BaselineWeigher(masses=world.masses, pole_g=world.pole_g, window_ms=150),
     }
+
+
+# The physics model's parameters swept one at a time to their plausible extremes (the rest drawn
+# as usual): where does the weigher start to fail? Values are nest.physmodel's RANGES keys.
+SWEEP = (
+    ("tremor_floor_g", (0.0, 0.05, 0.2, 0.5)),
+    ("tremor_slope", (0.0, 0.05, 0.1, 0.2)),
+    ("hold_max_ms", (0.0, 500.0, 800.0, 1200.0)),
+    ("noise_mult", (1.0, 4.0, 8.0, 16.0)),
+    ("rate", None),
+    ("mass_sd_g", (0.0, 0.25, 0.4, 0.6)),
+    ("ring_hz", (10.0, 20.0, 40.0, 70.0)),
+    ("zeta", (0.005, 0.02, 0.15, 0.4)),
+)
+SWEEP_RATES = {80: (80.0, 86.0, 94.0, 100.0), 10: (9.0, 10.0, 12.0, 13.0)}
+
+# The weigher's tunable constants (gulo.weigher) and the grid `--tune-on` searches. _T_STILL is not
+# among them: it comes from the longest still hold to be sure of (0.5 s), not from a score.
+TUNABLE = (("_QA", (8, 10, 14)), ("_QB", (3, 5, 8)), ("_T_K", (100, 135, 200)))
+
+
+def with_constants(values):
+    """Set gulo.weigher's constants (CPython: module globals read at run time); returns the old."""
+    import gulo.weigher as wmod
+
+    old = {k: getattr(wmod, k) for k in values}
+    for k, v in values.items():
+        setattr(wmod, k, v)
+    return old
+
+
+def _cost(s):
+    """Lower is better: a wrong change or a false event first, latency after."""
+    return (s["changes"] - s["right"]) + 3 * s["false"] + s["median_ms"] / 1000.0
+
+
+def tune(model, seeds, rates, say=print):
+    """Grid-search TUNABLE on `model` at `rates`; returns the best constants."""
+    import itertools
+
+    made = detectors()["weigher"]
+    best, best_cost = None, None
+    names = [n for n, _ in TUNABLE]
+    for combo in itertools.product(*[v for _, v in TUNABLE]):
+        values = dict(zip(names, combo))
+        old = with_constants(values)
+        try:
+            cost = sum(_cost(summary(evaluate(made, seeds, model=model, rate=r))) for r in rates)
+        finally:
+            with_constants(old)
+        say(f"  tune on {model}: {values} cost {cost:.2f}")
+        if best_cost is None or cost < best_cost:
+            best, best_cost = values, cost
+    return best
+
 
 
 def baseline_with(window, spread_g):
@@ -159,8 +255,8 @@ def baseline_with(window, spread_g):
 
 def _row(name, s):
     return (f"| {name} | {s['traces']} | {s['changes']} | {s['right']} | {100 * s['accuracy']:.2f} % "
-            f"| {s['false']} | {s['fulls_right']}/{s['fulls']} | {s['median_ms']} | {s['p95_ms']} "
-            f"| {s['max_ms']} |")
+            f"| {s['false']} | {s['early']} | {s['fulls_right']}/{s['fulls']} | {s['median_ms']:.0f} "
+            f"| {s['p95_ms']:.0f} | {s['max_ms']:.0f} |")
 
 
 def main(argv=None):
@@ -173,11 +269,63 @@ def main(argv=None):
                    help="the cell's rms noise in grams for every trace (default: 0.05-0.2 g by seed)")
     p.add_argument("--by-hand", action="store_true",
                    help="also give the latency for each kind of take (hand, rolling egg, several eggs)")
+    p.add_argument("--model", choices=MODELS, default="world",
+                   help="world: nest.world (the weigher was tuned on it); phys: nest.physmodel (hold-out)")
+    p.add_argument("--rate", type=int, default=None,
+                   help="world: samples per second (default 80); phys: the HX711 setting, 80 or 10")
+    p.add_argument("--sweep", action="store_true",
+                   help="phys: hold each physical parameter at its extremes in turn (weigher and baseline)")
+    p.add_argument("--weigher", metavar="FILE", default=None,
+                   help="score this version of gulo/weigher.py instead (e.g. from git show REV:...)")
+    p.add_argument("--tune-on", choices=MODELS, default=None,
+                   help="tune the weigher's constants on this model (seeds 1..--tune-traces, both "
+                        "rates), then score the shipped and the tuned constants on the OTHER model")
+    p.add_argument("--tune-traces", type=int, default=20, help="sessions per rate for --tune-on (20)")
     p.add_argument("--baseline-sweep", metavar="W:S,...",
                    help="score the baseline with these windows (samples) and spreads (g) instead, "
                         "e.g. 8:0.5,12:0.5,16:0.8")
     a = p.parse_args(argv)
+    rate = a.rate if a.rate is not None else 80
+    if a.model == "phys" and rate not in (10, 80):
+        p.error("--rate for --model phys is the HX711 setting: 10 or 80")
+    if not 1 <= rate <= 1000:
+        p.error("--rate must be 1-1000 samples per second")
     seeds = range(a.seed, a.seed + a.traces)
+    if a.tune_on:
+        rates = {"world": (90, 11), "phys": (80, 10)}
+        other = "phys" if a.tune_on == "world" else "world"
+        best = tune(a.tune_on, range(1, 1 + a.tune_traces), rates[a.tune_on],
+                    say=lambda m: print(m, file=sys.stderr, flush=True))
+        import gulo.weigher as wmod
+
+        shipped = {k: getattr(wmod, k) for k in best}
+        print(f"tuned on {a.tune_on}: {best}; shipped: {shipped}; scored on {other}, seeds {a.seed}.."
+              f"{a.seed + a.traces - 1}")
+        print("| constants | rate | traces | changes | right | accuracy | false events | early | full right "
+              "| median ms | p95 ms | max ms |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for label, values in (("shipped", shipped), (f"tuned on {a.tune_on}", best)):
+            old = with_constants(values)
+            try:
+                for r in rates[other]:
+                    s = summary(evaluate(detectors()["weigher"], seeds, model=other, rate=r))
+                    print(_row(f"{label} | {r}/s", s), flush=True)
+            finally:
+                with_constants(old)
+        return 0
+    if a.sweep:
+        made = detectors()
+        print("| parameter | value | weigher right | false | early | median / p95 ms "
+              "| baseline right | false | median / p95 ms |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for name, values in SWEEP:
+            for v in values or SWEEP_RATES[rate]:
+                s, b = (summary(evaluate(made[d], seeds, model="phys", rate=rate, over={name: v}))
+                        for d in ("weigher", "baseline"))
+                print(f"| {name} | {v:g} | {100 * s['accuracy']:.2f} % | {s['false']} | {s['early']} "
+                      f"| {s['median_ms']:.0f} / {s['p95_ms']:.0f} | {100 * b['accuracy']:.2f} % "
+                      f"| {b['false']} | {b['median_ms']:.0f} / {b['p95_ms']:.0f} |", flush=True)
+        return 0
     runs = []
     if a.baseline_sweep:
         for item in a.baseline_sweep.split(","):
@@ -185,12 +333,13 @@ def main(argv=None):
             runs.append((f"baseline {w} samples, {spread} g", baseline_with(int(w), float(spread))))
     else:
         names = ["weigher", "baseline"] if a.detector == "both" else [a.detector]
-        runs = [(name, detectors()[name]) for name in names]
-    print("| detector | traces | changes | right | accuracy | false events | full right "
+        made = detectors(a.weigher)
+        runs = [(name, made[name]) for name in names]
+    print("| detector | traces | changes | right | accuracy | false events | early | full right "
           "| median ms | p95 ms | max ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, make in runs:
-        tot = evaluate(make, seeds, a.noise)
+        tot = evaluate(make, seeds, a.noise, model=a.model, rate=rate)
         print(_row(name, summary(tot)), flush=True)
         if a.by_hand:
             for how in sorted(tot["by_how"]):
