@@ -60,3 +60,14 @@ def test_a_board_at_the_repl_is_told_apart(vboard):
     assert proc.returncode == 1
     assert "MicroPython REPL" in proc.stderr and "nest deploy" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_prompt_that_names_the_eggs_is_worded():
+    from nest.cmd_monitor import describe
+
+    ev = {"ev": "note", "note": {"prompt": "put the eggs back into the nest", "back": {"R": 1}}}
+    assert describe(ev)[0] == "asks: put back 1 red"
+    ev["note"] = {"prompt": "put the eggs back into the nest", "out": {"Y": 1}}
+    assert "1 yellow stay(s) out" in describe(ev)[0]
+    ev["note"] = {"prompt": "put the pole back"}
+    assert describe(ev)[0] == "asks: put the pole back"

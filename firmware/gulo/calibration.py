@@ -45,6 +45,7 @@ def pause(flow):
         flow.back = WON if flow.phase == WON else SETTLE
         flow.phase = CALIBRATE
         flow.prompt = None
+        flow.need = None
     return True
 
 

@@ -29,7 +29,7 @@ def command(nest, line):
     flow = nest.flow
     answer = console.answer
     if cmd in ("status", "state"):
-        print(answer(cmd, id, phase=flow.phase, prompt=flow.prompt, fault=nest.fault,
+        print(answer(cmd, id, phase=flow.phase, prompt=flow.prompt, need=flow.need, fault=nest.fault,
                      state=flow.game.state()))
     elif cmd == "new":
         values = nest.config.values

@@ -145,11 +145,23 @@ class LedView:
             level = 64 + (191 * (phase if phase < 600 else 1200 - phase)) // 600
             self._set(board.LED_STATUS, COLOURS[game.demand], level)
         elif flow.phase == SETTLE and flow.prompt:
-            self._set(board.LED_STATUS, AMBER if (t_ms // BLINK_MS) % 2 else (0, 0, 0))
+            # Blinking: in the colour of the one egg the nest asks for (back, or out) when the
+            # weight names it, amber otherwise (the pole, or eggs it cannot name).
+            self._set(board.LED_STATUS, self._asked(flow) if (t_ms // BLINK_MS) % 2 else (0, 0, 0))
         elif flow.phase in (PICK, MENU):
             self._set(board.LED_STATUS, GULOS[game.turn])
         else:
             self._set(board.LED_STATUS, (0, 0, 0))
+
+
+    def _asked(self, flow):
+        need = flow.need
+        if need:
+            eggs = need.get("back") or need.get("out")
+            if eggs and len(eggs) == 1:
+                for c in eggs:
+                    return COLOURS[c]
+        return AMBER
 
 
 def _wheel(x):

@@ -40,6 +40,31 @@ AFTER_HAND_MS = 1000
 MOVING_MAX_MS = 3000
 _POLL_MS = 20     # while the nest moves past the end: look again this often
 BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")
+EGGS_BACK = "put the eggs back into the nest"   # the prompt; its note names the eggs (back, out)
+
+
+def _explain(grams, can, masses, tol):
+    """{colour: n} for the one egg, or the one pair of eggs, whose mass is `grams` within `tol`,
+    among the colours `can` allows (colour -> how many); None if none or several fit."""
+    found = None
+    for c in EGG_COLOURS:
+        if can[c] > 0 and abs(masses[c] - grams) < tol:
+            if found:
+                return None
+            found = {c: 1}
+    if found:
+        return found
+    cols = [c for c in EGG_COLOURS if can[c] > 0]
+    for i in range(len(cols)):
+        for j in range(i, len(cols)):
+            a, b = cols[i], cols[j]
+            if a == b and can[a] < 2:
+                continue
+            if abs(masses[a] + masses[b] - grams) < tol:
+                if found:
+                    return None
+                found = {a: 2} if a == b else {a: 1, b: 1}
+    return found
 
 
 class TurnFlow:
@@ -52,6 +77,7 @@ class TurnFlow:
         self.confirm_until = 0      # when the attempt may end (moved on while the nest moves)
         self.confirm_last = 0       # when it ends whatever the nest does
         self.prompt = None          # what the device asks for while it waits (SETTLE, pole out)
+        self.need = None            # with an eggs prompt: {"back": {c: n}} / {"out": {c: n}}, or None
         self.last = None            # the last engine outcome, with "t_ms", for the animations
         self.menu = {}              # {"players": n, "variant": v, "back": phase} while in MENU
         self.back = SETTLE          # where resume() goes after CALIBRATE
@@ -153,7 +179,8 @@ class TurnFlow:
             # An egg taken before a colour was picked: no penalty, but nothing starts until the
             # nest holds what it should again.
             self.phase = SETTLE
-            return self._ask("put the eggs back into the nest", t_ms)
+            colour = ev.get("colour")
+            return self._ask(EGGS_BACK, t_ms, {"back": {colour: 1}} if colour else self._need())
         return []
 
     def _maybe_ready(self, t_ms):
@@ -167,16 +194,38 @@ class TurnFlow:
         if not self.nest_ready():
             # At rest but not holding what it should: after an alarm or a last egg every egg
             # goes back; otherwise an egg is missing that should not be (or something lies in it).
-            return self._ask("put the eggs back into the nest", t_ms)
+            return self._ask(EGGS_BACK, t_ms, self._need())
         self.prompt = None
+        self.need = None
         self.phase = PICK if self.game.demand is None else ATTEMPT
         return [{"phase": self.phase, "turn": self.game.turn, "demand": self.game.demand}]
 
-    def _ask(self, what, t_ms):
-        if self.prompt == what:
+    def _ask(self, what, t_ms, need=None):
+        # Asked again only when it changes: what, or which eggs.
+        if self.prompt == what and self.need == need:
             return []
         self.prompt = what
-        return [{"prompt": what}]
+        self.need = need
+        note = {"prompt": what}
+        if need:
+            note.update(need)
+        return [note]
+
+    def _need(self):
+        """Which eggs the nest lacks ({"back": {c: n}}) or holds too many ({"out": {c: n}}, eggs
+        taken this round and put back), from the weight it is off by: one egg, or a pair that no
+        other pair explains (the class tolerance keeps single colours apart). None when the
+        weight names no egg for sure: the prompt then stays general."""
+        w = self.weigher
+        off = w.deficit_g() - self.bag_grams()   # > 0: eggs missing; < 0: eggs too many
+        key = "back" if off > 0 else "out"
+        nest = self.game.nest
+        # Eggs that can be missing are those the game has in the nest; extra ones, those out.
+        can = {}
+        for c in EGG_COLOURS:
+            can[c] = nest[c] if off > 0 else NEST_FULL[c] - nest[c]
+        eggs = _explain(off if off > 0 else -off, can, w.masses, w.tolerance_g())
+        return {key: eggs} if eggs else None
 
     def _why_not(self):
         if self.phase == CALIBRATE:
@@ -208,6 +257,7 @@ class TurnFlow:
             # After an egg or an alarm the nest must settle (eggs back after an alarm) first.
             self.phase = SETTLE
             self.prompt = None
+            self.need = None
             notes += self._maybe_ready(t_ms)
         return notes
 
@@ -218,5 +268,6 @@ class TurnFlow:
         self.last = None
         self.pending = None
         self.prompt = None
+        self.need = None
         self.phase = SETTLE
         return [{"started": {"players": game.players, "variant": game.variant}}] + self._maybe_ready(t_ms)

@@ -100,3 +100,20 @@ def test_the_brightness_setting_dims_every_led_within_the_cap():
     assert brightness_cap(100) == BRIGHTNESS_CAP
     assert max(half.buf) < max(full.buf) and max(half.buf) >= max(full.buf) // 2 - 1
     assert max(dark.buf) == 0
+
+
+def test_the_status_blinks_in_the_colour_of_the_egg_the_nest_asks_for():
+    from gulo.ledview import AMBER, BLINK_MS, COLOURS
+    from gulo.turnflow import EGGS_BACK, SETTLE
+
+    f = flow_for(game_with("GRYB"), SETTLE)
+    view = LedView()
+    f.prompt, f.need = EGGS_BACK, {"back": {"R": 1}}
+    view.render(f, BLINK_MS)   # the lit half of the blink
+    assert pixel(view, board.LED_STATUS) == scaled(COLOURS["R"])
+    f.need = {"out": {"Y": 1}}
+    view.render(f, BLINK_MS)
+    assert pixel(view, board.LED_STATUS) == scaled(COLOURS["Y"])
+    f.need = None              # eggs the weight cannot name: amber, as for the pole
+    view.render(f, BLINK_MS)
+    assert pixel(view, board.LED_STATUS) == scaled(AMBER)

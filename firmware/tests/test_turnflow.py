@@ -2,7 +2,18 @@
 # nest model, with hands, tremor and ring-down). Runs on CPython and inside MicroPython.
 
 from gulo import calibration
-from gulo.turnflow import AFTER_HAND_MS, ATTEMPT, CALIBRATE, CONFIRM, PICK, SETTLE, WON, TurnFlow
+from gulo.turnflow import (
+    AFTER_HAND_MS,
+    ATTEMPT,
+    CALIBRATE,
+    CONFIRM,
+    EGGS_BACK,
+    PICK,
+    SETTLE,
+    WON,
+    TurnFlow,
+    _explain,
+)
 
 from gamekit import game_with
 
@@ -233,3 +244,54 @@ def test_an_attempt_closed_at_the_verdict_misses_a_late_pole():
         assert v and v[0]["event"] == "success", v
     finally:
         tf.AFTER_HAND_MS = saved
+
+
+# ---- prompts that name the eggs (issue 19: "put the red egg back", "the yellow egg stays out") ----
+
+def _prompts(b):
+    return [n for n in b.notes if "prompt" in n]
+
+
+def test_an_egg_taken_before_a_pick_is_named():
+    b = started()
+    b.grams -= 16  # a red egg lifted out before anyone pressed Reveal
+    b.run(1500)
+    assert b.flow.phase == SETTLE
+    assert _prompts(b)[-1] == {"prompt": EGGS_BACK, "back": {"R": 1}}, b.notes
+    assert b.flow.need == {"back": {"R": 1}}
+    b.grams += 16
+    b.run(1500)
+    assert b.flow.phase == PICK and b.flow.need is None
+
+
+def test_an_egg_of_this_round_put_back_is_named_as_staying_out():
+    b = started()
+    # the path is GRYB: Reveal asks for green
+    b.notes += b.flow.button("reveal", b.t)
+    b.grams -= 10
+    b.judged()
+    assert b.verdicts()[-1]["event"] == "success"
+    b.run(1500)
+    assert b.flow.phase == PICK
+    b.grams -= 16  # a red egg lifted out early: the nest asks for it
+    b.run(1500)
+    assert _prompts(b)[-1] == {"prompt": EGGS_BACK, "back": {"R": 1}}
+    b.grams += 16 + 10  # every egg poured back, the green egg of this round with them
+    b.run(2500)
+    assert b.flow.phase == SETTLE
+    assert _prompts(b)[-1] == {"prompt": EGGS_BACK, "out": {"G": 1}}, _prompts(b)
+    b.grams -= 10  # the green egg taken out again: the game goes on
+    b.run(2500)
+    assert b.flow.phase == PICK and b.flow.need is None
+
+
+def test_a_weight_two_pairs_explain_is_not_named():
+    # 28 g missing: yellow + yellow, purple + red and green + blue all weigh that: no guess.
+    masses = {"G": 10, "P": 12, "Y": 14, "R": 16, "B": 18}
+    full = {"G": 5, "P": 2, "Y": 5, "R": 5, "B": 5}
+    assert _explain(28, full, masses, 1.0) is None
+    assert _explain(16.4, full, masses, 1.0) == {"R": 1}
+    assert _explain(20, full, masses, 1.0) == {"G": 2}      # only two greens weigh 20 g
+    assert _explain(20, dict(full, G=1), masses, 1.0) is None  # ...and one green is not two
+    assert _explain(24, dict(full, Y=0, B=0, R=0), masses, 1.0) == {"P": 2}
+    assert _explain(15, full, masses, 1.0) is None          # between two colours: no egg

@@ -72,9 +72,23 @@ def _action(action, out):
     return f"{do} {json.dumps(out)}", False
 
 
+def _eggs(counts):
+    return ", ".join(f"{n} {COLOUR_NAMES.get(c, c)}" for c, n in sorted(counts.items()))
+
+
+def _asked(note):
+    """The prompt, with the eggs the nest names (its `back` and `out` fields) when it names them."""
+    parts = []
+    if note.get("back"):
+        parts.append(f"put back {_eggs(note['back'])}")
+    if note.get("out"):
+        parts.append(f"{_eggs(note['out'])} stay(s) out this round: take it out")
+    return "; ".join(parts) if parts else note["prompt"]
+
+
 def _note(note):
     if "prompt" in note:
-        return f"asks: {note['prompt']}", False
+        return f"asks: {_asked(note)}", False
     if "phase" in note:
         extra = f" (take {note['demand']})" if note.get("demand") else ""
         return f"phase {note['phase']}{extra}", False

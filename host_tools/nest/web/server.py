@@ -208,7 +208,7 @@ class NestSession:
         if fut is not None and not fut.done():
             fut.set_result(obj)
         if obj.get("re") == "status" and obj.get("ok"):
-            status = {k: obj.get(k) for k in ("phase", "prompt", "fault", "state")}
+            status = {k: obj.get(k) for k in ("phase", "prompt", "need", "fault", "state")}
             if status != self.status:
                 self.status = status
                 self.broadcast({"type": "status", "status": status})

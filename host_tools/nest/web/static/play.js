@@ -239,7 +239,12 @@ function takeEgg(egg) {
 // What differs between the nest the game expects (the firmware's state) and the bowl (the world):
 // {back: {colour: n}, out: {colour: n}}. Only for wording the prompt and pouring back exactly the
 // eggs that belong in the nest.
-function nestDiff() {
+function nestDiff(asked = true) {
+  // For the prompt, the nest's own words first (the firmware names the eggs when their weight
+  // tells them apart); else, and for the hand that pours, what lies on the table (the world).
+  if (asked && status && status.prompt && status.need) {
+    return { back: status.need.back || {}, out: status.need.out || {} };
+  }
   const back = {};
   const out = {};
   if (!status || !world) return { back, out };
@@ -258,7 +263,7 @@ function eggsText(counts) {
 
 function pourBack() {
   // Only the eggs that belong in the nest go back: an egg taken this round stays out.
-  const { back } = nestDiff();
+  const { back } = nestDiff(false);
   const eggs = Object.keys(back).length && status && status.state.winner === null ? back : null;
   send(eggs ? { op: "pour_back", eggs } : { op: "pour_back" });
 }
