@@ -26,10 +26,34 @@ def tower_box():
     return (-P.TOWER_L / 2, -P.TOWER_W / 2, P.FLOOR, P.TOWER_L / 2, P.TOWER_W / 2, P.REED_Z_TOP)
 
 
-def reed_channel_box():
-    w = P.REED_GLASS_DIA + 2 * P.REED_TOL
-    return (-P.TOWER_L / 2, -w / 2, P.REED_Z_TOP - P.REED_GLASS_DIA - 0.5,
-            P.TOWER_L / 2, w / 2, P.REED_Z_TOP)
+def reed_bore():
+    """(radius, z0, z1) of the upright bore on the pole's axis: the reed's glass stands in it."""
+    return P.REED_BORE / 2, P.FLOOR, P.REED_Z_TOP
+
+
+def lead_grooves():
+    """Boxes of the two lead ways, both from the bore's edge: the upper lead bends over into a
+    groove across the tower's top towards -x, the lower one leaves through a slot at the floor
+    towards +x. They start LEAD_START from the axis, inside the bore, so the lead can pass."""
+    a, w, d = lead_start(), P.LEAD_GROOVE_W, P.LEAD_GROOVE_D
+    top = (-P.TOWER_L / 2, -w / 2, P.REED_Z_TOP - d, -a, w / 2, P.REED_Z_TOP)
+    bottom = (a, -w / 2, P.FLOOR, P.TOWER_L / 2, w / 2, P.FLOOR + d)
+    return top, bottom
+
+
+def lead_start():
+    return P.REED_BORE / 2 - 0.3
+
+
+def _groove_bore_overlap_area():
+    """Area common to the bore's circle and a groove (|y| <= w/2, x >= a): what the volume
+    formula must not remove twice."""
+    r, a, h = P.REED_BORE / 2, lead_start(), P.LEAD_GROOVE_W / 2
+
+    def f(y):   # integral of sqrt(r^2 - y^2) dy
+        return (y * math.sqrt(r * r - y * y) + r * r * math.asin(y / r)) / 2
+
+    return 2 * (f(h) - f(0)) - a * 2 * h
 
 
 def board_frame(bx, tol, z_top, open_back):
@@ -106,7 +130,8 @@ def build():
         adds.append(box(*block))
         slots.append(box(*slot))
     body = fuse_all(shell, adds)
-    tools = [box(*reed_channel_box()), box(*usb_hole_box())] + slots
+    r, z0, z1 = reed_bore()
+    tools = [cyl(r, z0, z1 + 1), box(*usb_hole_box())] + [box(*g) for g in lead_grooves()] + slots
     for x in riser_screw_xs():
         tools.append(cyl(P.CELL_SCREW_CLEAR / 2, -1, P.CELL_Z0 + 1, x, P.CELL_Y))
         tools.append(countersink(x, P.CELL_Y, 0.0, up=False))
@@ -126,7 +151,10 @@ def expected_volume():
     v = rounded_rect_area(P.BASE_W, P.BASE_D, P.BASE_CORNER_R) * P.BASE_H
     v -= rounded_rect_area(P.BASE_W - 2 * P.WALL, P.BASE_D - 2 * P.WALL,
                            P.BASE_CORNER_R - P.WALL) * (P.BASE_H - P.FLOOR)
-    v += _vol(riser_box()) + _vol(tower_box()) - _vol(reed_channel_box())
+    v += _vol(riser_box()) + _vol(tower_box())
+    r, z0, z1 = reed_bore()
+    v -= math.pi * r * r * (z1 - z0)
+    v -= sum(_vol(g) - _groove_bore_overlap_area() * P.LEAD_GROOVE_D for g in lead_grooves())
     n_boss = len(P.boss_centres())
     v += n_boss * math.pi / 4 * (P.BOSS_DIA ** 2 * (P.BASE_H - P.FLOOR)
                                  - P.BOSS_PILOT ** 2 * P.BOSS_DEPTH)

@@ -8,7 +8,7 @@ import math
 
 import cadquery as cq
 
-from . import base, lid, pole
+from . import lid, pole
 from . import params as P
 from .geom import box, cyl
 
@@ -50,15 +50,12 @@ def load_cell_flexure():
 
 
 def reed_switch():
-    """The glass body lying in the tower's channel (axis along x)."""
-    r = P.REED_GLASS_DIA / 2
-    z = base.reed_channel_box()[2] + r
-    return cq.Solid.makeCylinder(r, P.REED_GLASS_LEN, cq.Vector(-P.REED_GLASS_LEN / 2, 0, z),
-                                 cq.Vector(1, 0, 0))
+    """The glass body standing in the tower's bore, on the pole's axis."""
+    return cyl(P.REED_GLASS_DIA / 2, P.REED_GLASS_BOTTOM, P.REED_GLASS_TOP)
 
 
 def magnet():
-    z0 = P.BOWL_FLOOR_TOP + (pole.MAGNET_POCKET_H - P.MAGNET_H)
+    z0 = pole.magnet_z0()
     return cyl(P.MAGNET_DIA / 2, z0, z0 + P.MAGNET_H)
 
 
@@ -94,7 +91,7 @@ def fits():
     out = [
         ("ESP32-DevKitC", "base", esp32(), P.ESP_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
         ("HX711", "base", hx711(), P.HX_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
-        ("reed switch", "base", reed_switch(), P.REED_TOL, [(0, 1), (0, -1)]),
+        ("reed switch", "base", reed_switch(), P.REED_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
         ("magnet", "pole", magnet(), P.MAGNET_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
         ("pole", "bowl", pole.build(), P.SOCKET_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
     ]

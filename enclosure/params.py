@@ -35,16 +35,41 @@ EGG_DENSITY = 0.75       # g/cm3, beech (0.68-0.75): an upper bound for the eggs
 PLA_DENSITY = 1.24       # g/cm3, solid PLA: an upper bound for a printed part's mass
 
 # --- Magnet and reed switch (pole detection) ----------------------------------------------------
-# 6 x 3 mm N35 neodymium disc magnet in the pole foot; a standard 2.5 x 14 mm glass reed switch
-# (e.g. MKA-14103 class, ~10-25 AT) closes reliably with such a magnet within ~10 mm along its
-# axis. REED_MAX_GAP is the distance budget the tests enforce (magnet face to reed glass).
+# The reed stands UPRIGHT on the pole's axis, under the pole's axially magnetised magnet: the
+# magnet's field then runs along the reed, one pole's flux enters the near blade and leaves by the
+# far one, whatever way the pole is turned (enclosure/reed.py simulates it with magpylib;
+# tests/test_enclosure_reed.py checks it, and that the old flat reed centred under the magnet
+# never closes).
+# Magnet: NdFeB rod 6 x 20 mm, grade N42, magnetised along its axis. Remanence of N42:
+# Br 1.28-1.32 T (min-max of the grade, e.g. Arnold Magnetic Technologies' "Sintered Neodymium-
+# Iron-Boron Magnets" catalogue, N42 row; the same figures in K&J Magnetics' grade table). The
+# closed checks use the lowest Br, the open checks the highest.
 MAGNET_DIA = 6.0
-MAGNET_H = 3.0
-MAGNET_TOL = 0.15       # radial clearance of the magnet pocket (press/glue fit)
-REED_GLASS_DIA = 2.5
+MAGNET_H = 20.0     # 6 x 10 leaves 28 AT leaning on the rim (need 20): 6 x 20 gives 45 (enclosure/reed.py)
+MAGNET_BR_T = (1.28, 1.32)
+MAGNET_TOL = 0.15       # radial clearance of the magnet pocket
+# The magnet is captured, never glued on the surface: a 6 x 20 mm magnet is a swallowing hazard
+# (EN 71-1 small-parts cylinder) and two swallowed magnets pinch through the gut. In the printed
+# pole it sits in a closed cavity (pause the print above it); in a beech dowel, behind a glued
+# 6 mm beech plug. MAGNET_CAPTURE is the wall under it (the foot).
+MAGNET_CAPTURE = 1.6
+# Reed: Littelfuse (Hamlin) MDSR-7, normally open, glass 2.54 mm x 14 mm (ASSUMED figures: take
+# the glass length and your AT band from the datasheet of the part you buy, then rerun
+# tests/test_enclosure_reed.py). Sensitivity is sold in pull-in bands measured in the maker's
+# test coil; the band here is the one the design needs (15-20 AT), the drop-out the lowest the
+# band allows. ASSUMED: 40 % of the band's lowest pull-in, a pessimistic hysteresis (the
+# drop-out/pull-in ratio, which Standex-Meder's "reed switch magnet interaction" tutorial defines;
+# reed datasheets list a minimum drop-out per band: enter yours).
+REED_PART = "Littelfuse (Hamlin) MDSR-7, pull-in band 15-20 AT"
+REED_GLASS_DIA = 2.54
 REED_GLASS_LEN = 14.0
-REED_TOL = 0.25         # radial/lateral clearance of the reed channel
-REED_MAX_GAP = 10.0
+REED_PULL_IN_AT = (15.0, 20.0)
+REED_DROP_OUT_AT_MIN = 0.4 * REED_PULL_IN_AT[0]
+REED_TOL = 0.25         # radial clearance of the reed's bore
+# Bend the leads no nearer than 3 mm to the glass (RMCIP reed-switch mounting notes,
+# rmcip.com/reeds/product/id/98: "distance between the glass end and a bending point should be
+# 3 mm min"), + 0.5 mm for the bend itself.
+REED_LEAD_BEND = 3.5
 
 # --- Printer ----------------------------------------------------------------------------------
 PRINT_BED = (256.0, 256.0, 250.0)   # x, y, z of the build volume every part must fit (Bambu P1/X1 class)
@@ -85,7 +110,9 @@ BOWL_FLOOR = 4.0        # 3 would leave 0.75 mm under the M4 countersinks
 BOWL_R_FLOOR = 68.0     # inner radius at the floor
 BOWL_DEPTH = 52.0       # inner depth, floor to rim
 BOWL_DRAFT_DEG = 8.0    # wall leans out: eggs slide to the centre, prints without support
-BOWL_STANDOFF_H = 4.0   # the spacer (spacer.py) between the cell's free end and the bowl
+# The spacer (spacer.py) between the cell's free end and the bowl: 6 mm makes room under the bowl
+# for the upright reed with a 3.5 mm lead bend at both ends (REED_Z_TOP below).
+BOWL_STANDOFF_H = 6.0
 BOWL_Z0 = CELL_TOP + BOWL_STANDOFF_H  # underside of the bowl floor
 BOWL_FLOOR_TOP = BOWL_Z0 + BOWL_FLOOR
 BOWL_RIM_Z = BOWL_FLOOR_TOP + BOWL_DEPTH
@@ -212,10 +239,17 @@ HX_XY = (-70.0, 60.0)  # long side along x
 HX_POST = 5.0           # rail height: solder joints clear the floor
 
 # --- Reed tower ---------------------------------------------------------------------------------
+# A block under the socket with an upright bore for the reed; the upper lead bends over into a
+# groove across the tower's top, the lower one leaves through a slot at the floor.
 REED_GAP = 2.0          # tower top to bowl underside (>= 1 mm required)
 TOWER_W = 8.0           # y
 TOWER_L = 24.0          # x
-REED_Z_TOP = BOWL_Z0 - REED_GAP   # top of the tower; the reed lies in a channel cut into it
+REED_Z_TOP = BOWL_Z0 - REED_GAP   # top of the tower
+REED_BORE = REED_GLASS_DIA + 2 * REED_TOL
+REED_GLASS_TOP = REED_Z_TOP - REED_LEAD_BEND
+REED_GLASS_BOTTOM = REED_GLASS_TOP - REED_GLASS_LEN
+LEAD_GROOVE_W = 1.2     # grooves for the 0.5-0.6 mm leads
+LEAD_GROOVE_D = 1.2
 
 # --- Feet ---------------------------------------------------------------------------------------
 # Printed TPU feet pressed into the base underside; their pads keep the nest from sliding.

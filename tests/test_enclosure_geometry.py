@@ -36,6 +36,8 @@ EXPECTED = {"bowl": bowl.expected_volume, "base": base.expected_volume, "lid": l
             "foot": foot.expected_volume, "spacer": spacer.expected_volume}
 # What rides on the load cell: all of it must hang from the cell alone.
 FLOATING = ("bowl", "spacer", "pole")
+# Closed cavities by design (a second shell): the pole's captured magnet.
+CAVITIES = {"pole": pole.CAVITIES}
 # Bought parts the bowl (with the pole and the eggs) must never touch. The cell is handled apart.
 CLEARANCE = 1.0
 
@@ -79,7 +81,8 @@ def test_part_is_one_valid_solid(parts, name):
     solid = parts[name]
     assert solid.isValid(), f"{name}: OCC says the solid is invalid"
     assert len(solid.Solids()) == 1, f"{name}: {len(solid.Solids())} solids, expected one body"
-    assert len(solid.Shells()) == 1, f"{name}: {len(solid.Shells())} shells (a void or a loose skin)"
+    shells = 1 + CAVITIES.get(name, 0)
+    assert len(solid.Shells()) == shells, f"{name}: {len(solid.Shells())} shells, expected {shells}"
 
 
 @pytest.mark.parametrize("name", PART_NAMES)
@@ -90,7 +93,8 @@ def test_exported_stl_is_watertight(parts, name, tmp_path):
     mesh = trimesh.load(path)
     assert mesh.is_watertight, f"{name}.stl has holes"
     assert mesh.is_winding_consistent
-    assert mesh.body_count == 1, f"{name}.stl has {mesh.body_count} separate bodies"
+    bodies = 1 + CAVITIES.get(name, 0)     # a closed cavity's skin counts as a body in trimesh
+    assert mesh.body_count == bodies, f"{name}.stl has {mesh.body_count} separate bodies"
     assert mesh.volume == pytest.approx(parts[name].Volume(), rel=5e-3)
 
 
@@ -218,12 +222,28 @@ def test_pole_fits_socket_and_can_fall(parts):
     assert P.SOCKET_DEPTH <= P.POLE_DIA / 2
 
 
-def test_magnet_is_within_reach_of_the_reed_switch():
+def test_magnet_and_reed_share_the_poles_axis():
+    """The arrangement the field simulation (test_enclosure_reed.py) assumes: the reed upright
+    on the pole's axis, the magnet above it, the air gap and bowl floor between them."""
     mag, reed = components.magnet(), components.reed_switch()
-    assert mag.distance(reed) <= P.REED_MAX_GAP
     mc, rc = mag.Center(), reed.Center()
-    assert math.hypot(mc.x - rc.x, mc.y - rc.y) < P.REED_GLASS_LEN / 2, "magnet not over the reed"
-    assert mag.distance(reed) > 0  # and they are on opposite sides of the air gap
+    assert math.hypot(mc.x - rc.x, mc.y - rc.y) < 1e-6
+    bb = reed.BoundingBox()
+    assert bb.zlen == pytest.approx(P.REED_GLASS_LEN) and bb.xlen == pytest.approx(P.REED_GLASS_DIA)
+    gap = mag.BoundingBox().zmin - bb.zmax
+    assert gap == pytest.approx(P.MAGNET_CAPTURE + P.BOWL_FLOOR + P.REED_GAP + P.REED_LEAD_BEND)
+    assert mag.distance(reed) == pytest.approx(gap)
+
+
+def test_magnet_is_captured(parts):
+    """No face of the magnet is open to the outside: the pole's material surrounds it."""
+    mag = components.magnet()
+    assert _overlap(mag, parts["pole"]) < 1e-6
+    hull = cq.Solid.makeCylinder(P.POLE_DIA / 2, P.POLE_LEN, cq.Vector(0, 0, P.BOWL_FLOOR_TOP))
+    assert mag.distance(parts["pole"]) < 1e-6 and _overlap(mag, hull) == pytest.approx(mag.Volume())
+    # The wall under it, all round it:
+    assert mag.BoundingBox().zmin - P.BOWL_FLOOR_TOP >= P.MIN_WALL - 1e-9
+    assert (P.POLE_DIA - pole.MAGNET_POCKET_DIA) / 2 >= P.MIN_WALL
 
 
 # --- the nest holds the game ----------------------------------------------------------------------
