@@ -29,7 +29,7 @@ DOCS = ROOT / "docs" / "enclosure"
 COLOURS = {
     "base": (0.55, 0.58, 0.62), "lid": (0.93, 0.91, 0.86), "bowl": (0.80, 0.62, 0.38),
     "pole": (0.72, 0.52, 0.30), "spacer": (0.85, 0.30, 0.20), "tile": (1.0, 1.0, 0.92),
-    "foot": (0.15, 0.15, 0.15),
+    "foot": (0.15, 0.15, 0.15), "egg": (0.2, 0.65, 0.25), "egg_plug": (0.2, 0.65, 0.25),
     "cell": (0.78, 0.80, 0.84), "esp32": (0.10, 0.20, 0.45), "hx711": (0.10, 0.45, 0.20),
 }
 EGG_COLOURS = [(0.2, 0.65, 0.25)] * 5 + [(0.95, 0.85, 0.15)] * 5 + [(0.85, 0.15, 0.15)] * 5 \
@@ -148,7 +148,8 @@ def main(argv=None):
     prog.step("export assembly.step")
     asm = cq.Assembly()
     for name in names:
-        asm.add(parts[name], name=name, color=cq.Color(*COLOURS[name]))
+        if name not in model.LOOSE:
+            asm.add(parts[name], name=name, color=cq.Color(*COLOURS[name]))
     asm.export(str(OUT / "assembly.step"))
     if wiring.write():
         print(f"updated {wiring.YAML_PATH} from board.py: commit it")

@@ -21,9 +21,11 @@ FLOOR = 3.0             # base floor, carries the load cell riser screws
 
 # --- The game's material ------------------------------------------------------------------------
 # Gulo Gulo (Zoch, 2003) eggs are turned wooden eggs. ASSUMED 24 mm x 31 mm (diameter x length):
-# the figure usually quoted by owners; we found no official drawing. Our eggs are ellipsoids of
-# semi-axes 12 x 12 x 15.5. The bowl is sized with margin (see EGG_* checks in the tests) so that
-# eggs up to ~10 % larger still fit.
+# the figure usually quoted by owners; neither Zoch's rulebook nor any listing we searched gives
+# a dimension (searched 2026-11: publisher pages, shop listings), so measure a box's egg with
+# calipers and set these two figures: the printed eggs (egg.py) and the bowl follow them. The eggs
+# are modelled as ellipsoids of semi-axes 12 x 12 x 15.5. The bowl is sized with margin (see the
+# EGG_* checks in the tests) so that eggs up to ~10 % larger still fit.
 EGG_DIA = 24.0
 EGG_LEN = 31.0
 EGG_COUNT = 22          # 5 each of G, Y, R, B and 2 purple (docs/rules.md)
@@ -31,8 +33,24 @@ EGG_COUNT = 22          # 5 each of G, Y, R, B and 2 purple (docs/rules.md)
 # own pole (a 10 mm beech dowel, or the printed pole part) with a magnet in its foot.
 POLE_DIA = 10.0
 POLE_LEN = 190.0
-EGG_DENSITY = 0.75       # g/cm3, beech (0.68-0.75): an upper bound for the eggs' mass
-PLA_DENSITY = 1.24       # g/cm3, solid PLA: an upper bound for a printed part's mass
+PLA_DENSITY = 1.24       # g/cm3, solid PLA (e.g. NatureWorks Ingeo 4043D data sheet: 1.24)
+
+# --- Weighted eggs (egg.py) ---------------------------------------------------------------------
+# The firmware tells eggs apart by mass (gulo.weigher.DEFAULT_MASSES: G 10, P 12, Y 14, R 16,
+# B 18 g); a wooden egg weighs ~7 g. Printed eggs (100 % infill) of the box's size with a
+# ballast bore closed by a plug; the ballast is cut from 10 mm BRASS rod: non-magnetic (steel
+# would stick to the pole's magnet and shunt its field), 8.44 g/cm3 (CuZn37 / CW508L, Deutsches
+# Kupferinstitut material data sheet), so a length of rod is a mass: 0.663 g/mm.
+EGG_FLAT = 3.0           # the egg's lower tip cut flat: it prints without support, holds the plug
+EGG_BORE = 10.4          # ballast bore (10 mm rod + 0.2 mm each side for glue)
+EGG_TOP_WALL = 2.2       # material over the bore's top face
+EGG_PLUG_H = 2.0
+EGG_PLUG_FIT = 0.05      # radial interference of the printed plug: a press fit, glued
+BALLAST_ROD_DIA = 10.0
+BRASS_DENSITY = 8.44     # g/cm3
+# A print is lighter than its solid model (gaps between lines, under-extrusion): ASSUMED down to
+# 85 % of solid at 100 % infill. The ballast must fit at both ends of that range.
+PRINT_FILL = (0.85, 1.0)
 
 # --- Magnet and reed switch (pole detection) ----------------------------------------------------
 # The reed stands UPRIGHT on the pole's axis, under the pole's axially magnetised magnet: the

@@ -23,17 +23,19 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from enclosure import base, bowl, components, eggs, foot, lid, model, pole, spacer, tile  # noqa: E402
+from enclosure import base, bowl, components, egg, egg_plug, eggs, foot, lid, model, pole, spacer, tile  # noqa: E402
 from enclosure import params as P  # noqa: E402
 from enclosure.mesh import to_trimesh, wall_thickness_samples  # noqa: E402
 from gulo import board  # noqa: E402
+from gulo.weigher import DEFAULT_MASSES  # noqa: E402
 
 pytestmark = pytest.mark.enclosure
 
 PART_NAMES = list(model.PARTS)
 EXPECTED = {"bowl": bowl.expected_volume, "base": base.expected_volume, "lid": lid.expected_volume,
             "pole": pole.expected_volume, "tile": tile.expected_volume,
-            "foot": foot.expected_volume, "spacer": spacer.expected_volume}
+            "foot": foot.expected_volume, "spacer": spacer.expected_volume,
+            "egg": egg.expected_volume, "egg_plug": egg_plug.expected_volume}
 # What rides on the load cell: all of it must hang from the cell alone.
 FLOATING = ("bowl", "spacer", "pole")
 # Closed cavities by design (a second shell): the pole's captured magnet.
@@ -155,12 +157,14 @@ def test_load_path_is_bowl_spacer_cell(parts):
 
 
 def test_load_uses_at_most_half_the_cell(parts):
-    """The dead load (bowl, spacer, pole: solid PLA) plus 22 beech eggs leaves the cell at least
-    half its range for a child's hand pressing on the eggs."""
+    """The dead load (bowl, spacer, pole: solid PLA, the magnet) plus the 22 weighted eggs at their
+    class masses leaves the cell at least half its range for a child's hand pressing on them."""
     printed = sum(parts[n].Volume() for n in FLOATING) / 1000 * P.PLA_DENSITY
-    egg_v = 4 / 3 * math.pi * (P.EGG_DIA / 2) ** 2 * (P.EGG_LEN / 2) / 1000
-    load = printed + P.EGG_COUNT * egg_v * P.EGG_DENSITY
-    assert 100 < load <= P.CELL_CAPACITY_G / 2, f"{load:.0f} g on a {P.CELL_CAPACITY_G:.0f} g cell"
+    magnet = math.pi / 4 * P.MAGNET_DIA ** 2 * P.MAGNET_H / 1000 * 7.5   # NdFeB ~7.5 g/cm3
+    count = {"G": 5, "P": 2, "Y": 5, "R": 5, "B": 5}
+    load = printed + magnet + sum(n * DEFAULT_MASSES[c] for c, n in count.items())
+    assert sum(count.values()) == P.EGG_COUNT
+    assert 300 < load <= P.CELL_CAPACITY_G / 2, f"{load:.0f} g on a {P.CELL_CAPACITY_G:.0f} g cell"
 
 
 def test_clearance_check_can_fail(parts):
