@@ -74,17 +74,20 @@ def board_frame(bx, tol, z_top, open_back):
 
 
 def esp_parts():
-    """(frame+rails boxes) of the DevKitC pocket. The board's long axis is y, USB at +y."""
-    bx = P.esp_box()
-    z_pcb = P.FLOOR + P.ESP_POST
-    frame = board_frame(bx, P.ESP_TOL, z_pcb + P.ESP_PCB + P.FRAME_ABOVE, open_back=True)
-    # U-frame legs run to the back wall's inner face, closing the pocket with the wall.
-    frame[0] = frame[0][:4] + (Y_BACK_IN,) + frame[0][5:]
-    frame[1] = frame[1][:4] + (Y_BACK_IN,) + frame[1][5:]
-    cx = (bx[0] + bx[3]) / 2
-    rails = [(cx + s * P.RAIL_X - P.RAIL_W / 2, bx[1] + 4, P.FLOOR,
-              cx + s * P.RAIL_X + P.RAIL_W / 2, bx[4] - 4, z_pcb) for s in (-1, 1)]
-    return frame + rails
+    """Boxes of the carrier's bed: two ribs under it and a frame on its three open sides (the back
+    wall is the fourth); the frame is low on the -x side, at the carrier's top, so the harness
+    leaves over it (test_enclosure_geometry: the wire way)."""
+    x0, y0, z0, x1, y1, z1 = P.carrier_box()
+    t, f = P.CARRIER_TOL, P.FRAME_WALL
+    top = z1 + P.FRAME_ABOVE
+    ribs = [(x0 + 3, y0 + 3, P.FLOOR, x0 + 3 + P.RAIL_W, y1 - 3, z0),
+            (x1 - 3 - P.RAIL_W, y0 + 3, P.FLOOR, x1 - 3, y1 - 3, z0)]
+    frame = [
+        (x1 + t, y0 - t - f, P.FLOOR, x1 + t + f, Y_BACK_IN, top),          # +x
+        (x0 - t, y0 - t - f, P.FLOOR, x1 + t, y0 - t, top),                 # front
+        (x0 - t - f, y0 - t - f, P.FLOOR, x0 - t, Y_BACK_IN, z1),           # -x: low, the wire way
+    ]
+    return ribs + frame
 
 
 def hx_parts():

@@ -29,6 +29,21 @@ def esp32():
     return _union(parts)
 
 
+def carrier():
+    """The carrier perfboard with the DevKitC's two female header strips on it."""
+    x0, y0, z0, x1, y1, z1 = P.carrier_box()
+    ex0, ey0, _ez0, ex1, ey1, _ = P.esp_box()
+    z_pcb = P.FLOOR + P.ESP_POST                  # the headers reach up to the DevKitC's underside
+    parts = [box(x0, y0, z0, x1, y1, z1)]
+    for xa in (ex0, ex1 - P.PIN_ROW_W):
+        parts.append(box(xa, ey0 + 5.0, z1, xa + P.PIN_ROW_W, ey1 - 1.0, z_pcb))
+    return _union(parts)
+
+
+def harness():
+    return box(*P.harness_box())
+
+
 def hx711():
     x0, y0, z0, x1, y1, z1 = P.hx_box()
     z_pcb = P.FLOOR + P.HX_POST
@@ -89,7 +104,7 @@ def fits():
     The probe directions are unit vectors in the xy plane along which the pocket holds the part.
     """
     out = [
-        ("ESP32-DevKitC", "base", esp32(), P.ESP_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
+        ("carrier perfboard", "base", carrier(), P.CARRIER_TOL, [(1, 0), (-1, 0), (0, -1)]),
         ("HX711", "base", hx711(), P.HX_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
         ("reed switch", "base", reed_switch(), P.REED_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
         ("magnet", "pole", magnet(), P.MAGNET_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),

@@ -228,13 +228,31 @@ ESP_PCB = 1.6
 ESP_BELOW = 8.5
 ESP_ABOVE = 6.0
 ESP_TOL = 0.3           # per side
-ESP_POST = 10.0         # the board rests on two rails this tall: the pins hang clear of the floor
-# The header rows run 1.2 mm from both long edges almost end to end, so the board cannot sit on
-# corner posts: two rails run under its bare middle, a low U-frame (+ the back wall) holds it.
-RAIL_W = 2.4
-RAIL_X = 7.0            # rail centres at +-RAIL_X from the board's centre line
+# The DevKitC plugs, pins down, into two rows of female headers on a CARRIER perfboard: every
+# wire is soldered to the carrier (or plugs into its headers), none to the DevKitC's pins, and the
+# board lifts out for flashing elsewhere. The carrier is a standard 50 x 70 mm perfboard (2.54 mm
+# grid), on 3 mm ribs (its solder joints underneath), USB end against the back wall, the DevKitC
+# at its +x side; the free 19 mm at its -x side carries the level shifter, the resistors, the
+# capacitors and the harness header (docs/enclosure/perfboard.png).
+CARRIER = (50.0, 70.0)  # x, y
+CARRIER_PCB = 1.6
+CARRIER_STANDOFF = 3.0
+CARRIER_TOL = 0.3
+CARRIER_RIGHT = 3.0     # carrier edge beyond the DevKitC's +x edge
+# Female header body: 2.54 mm pitch, 8.5 mm tall (the common "2.54 mm female header" strip);
+# the DevKitC's 8.5 mm pins seat fully in it.
+FEMALE_HEADER_H = 8.5
+ESP_POST = CARRIER_STANDOFF + CARRIER_PCB + FEMALE_HEADER_H   # floor to the DevKitC's underside
+# The harness plugs into a row of RIGHT-ANGLE male headers along the carrier's -x edge: the
+# Dupont female housings (2.54 x 2.54 x 14 mm, the crimp housing's standard length) lie flat,
+# pointing -x, 1.3 mm over the carrier (the header's plastic), plus 5 mm for the wires' bend. The
+# carrier's frame is low on that side (at the carrier's top): the wires' way out, under the bowl.
+DUPONT = (2.54, 2.54, 14.0)
+WIRE_BEND = 5.0
+HARNESS_PINS = 20       # the harness header's length in pins (every signal + 3V3/5V/GND)
+RAIL_W = 2.4            # ribs and rails under the boards
 FRAME_WALL = 2.0
-FRAME_ABOVE = 2.0       # frame top above the PCB's top face
+FRAME_ABOVE = 2.0       # frame top above the board's top face
 PIN_ROW_W = 2.6         # envelope of one header row (0.64 mm pins, 2.54 mm plastic)
 # The micro-USB socket (7.5 x 2.5 mm) overhangs the PCB's USB edge; ASSUMED up to 1.5 mm. It
 # pokes into the back wall's USB hole, which the fit tests check.
@@ -242,9 +260,9 @@ ESP_USB_SOCKET = (8.0, 1.5, 3.0)   # x, overhang y, z above the PCB
 # USB at the back wall: the micro-USB plug's overmold is ~11 x 8 mm.
 USB_HOLE_W = 13.0
 USB_HOLE_H = 10.0
-# Pocket placement: the board lies along y with its USB end against the back wall.
-ESP_X = 70.0
-ESP_USB_GAP = ESP_TOL   # board edge to inner back wall: the wall is the pocket's 4th side
+# Placement: the board lies along y with its USB end against the back wall.
+ESP_X = 67.0           # the carrier frame's +x side clears the foot boss at (94, 89)
+ESP_USB_GAP = ESP_TOL   # board edge to inner back wall
 # HX711 breakout: ASSUMED 38 x 21 mm (the "large" green board, e.g. ShillehTek's listing). Smaller
 # boards (34 x 21, 24 x 16) go in but rattle: set HX_L / HX_W to yours.
 HX_L = 38.0
@@ -285,7 +303,7 @@ FOOT_HOLE_DEPTH = 3.0
 # Zip-tie bridges on the floor: a block with a 4 x 2 mm tunnel for a 3.6 mm tie.
 TIE_BRIDGE = (12.0, 8.0, 5.0)  # x, y, z
 TIE_SLOT = (12.0, 4.0, 2.0)
-TIE_BRIDGES_XY = ((-60.0, -40.0), (60.0, 40.0), (-20.0, 95.0), (30.0, -95.0))
+TIE_BRIDGES_XY = ((-60.0, -40.0), (60.0, 28.0), (-20.0, 95.0), (30.0, -95.0))
 
 
 def foot_centres():
@@ -325,6 +343,23 @@ def esp_box():
     z_pcb = FLOOR + ESP_POST
     return (ESP_X - ESP_W / 2, ymax - ESP_L, z_pcb - ESP_BELOW,
             ESP_X + ESP_W / 2, ymax, z_pcb + ESP_PCB + ESP_ABOVE)
+
+
+def carrier_box():
+    """(xmin, ymin, zmin, xmax, ymax, zmax) of the carrier perfboard."""
+    ymax = BASE_Y0 + BASE_D - WALL - CARRIER_TOL
+    xmax = ESP_X + ESP_W / 2 + CARRIER_RIGHT
+    z0 = FLOOR + CARRIER_STANDOFF
+    return (xmax - CARRIER[0], ymax - CARRIER[1], z0, xmax, ymax, z0 + CARRIER_PCB)
+
+
+def harness_box():
+    """The Dupont housings lying on the right-angle harness header along the carrier's -x edge
+    (its pins one grid step in from the edge), with the wires' bend beyond them."""
+    x0, _y0, _z0, _x1, y1, z1 = carrier_box()
+    xa = x0 + 2.54 + 1.27                   # the housings' back face, at the header's bend
+    ya = y1 - 3.0 - HARNESS_PINS * 2.54
+    return (xa - DUPONT[2] - WIRE_BEND, ya, z1 + 1.3, xa, ya + HARNESS_PINS * 2.54, z1 + 1.3 + DUPONT[0])
 
 
 def hx_box():

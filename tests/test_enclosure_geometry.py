@@ -197,7 +197,8 @@ def test_bought_parts_collide_with_nothing(parts):
     """Every envelope against every printed part (not only its host): a button body through the
     base, the ESP32 into the bowl, ..."""
     envs = [(f[0], f[2]) for f in FITS if f[0] != "pole"]
-    envs += [("load cell", components.load_cell())]
+    envs += [("load cell", components.load_cell()), ("ESP32-DevKitC", components.esp32()),
+             ("harness plugs", components.harness())]
     for label, env in envs:
         bb = env.BoundingBox()
         for name in ("base", "lid", "bowl", "pole", "spacer"):
@@ -206,6 +207,34 @@ def test_bought_parts_collide_with_nothing(parts):
                     or bb.zmin > pb.zmax or pb.zmin > bb.zmax:
                 continue
             assert _overlap(env, _crop(parts[name], env, 1.0)) < 1e-4, f"{label} hits the {name}"
+
+
+def _wire_way():
+    """The harness's housings and a channel of their height and width from them 30 mm on."""
+    hx0, hy0, hz0, hx1, hy1, hz1 = P.harness_box()
+    return cq.Solid.makeBox(hx1 - hx0 + 30.0, hy1 - hy0, hz1 - hz0, cq.Vector(hx0 - 30.0, hy0, hz0))
+
+
+def test_the_harness_has_a_way_out(parts):
+    """The wires leave the carrier: Dupont housings (2.54 x 2.54 x 14 mm + 5 mm for the bend) lie
+    on the right-angle harness header at the carrier's -x edge, and a channel of their size runs
+    from the header over the frame's low side out onto the open floor, under the bowl."""
+    hx0, hy0, hz0, hx1, hy1, hz1 = P.harness_box()
+    cx0, cy0, cz0, cx1, cy1, cz1 = P.carrier_box()
+    assert cx0 < hx1 < P.esp_box()[0] and cy0 < hy0 and hy1 < cy1, "harness header off the carrier"
+    assert hx1 - hx0 >= P.DUPONT[2] + P.WIRE_BEND and hz1 - hz0 >= P.DUPONT[0] and hz0 > cz1
+    assert components.harness().distance(components.esp32()) > 0
+    way = _wire_way()
+    assert _overlap(way, parts["base"]) < 1e-6, "the wires' way out is blocked"
+    assert way.distance(parts["bowl"]) >= CLEARANCE and _overlap(way, parts["lid"]) < 1e-6
+
+
+def test_a_blocked_wire_way_is_caught(parts):
+    """Planted fault: the frame's -x side as tall as the others (the old closed pocket)."""
+    x0, y0, z0, x1, y1, z1 = P.carrier_box()
+    wall = cq.Solid.makeBox(P.FRAME_WALL, y1 - y0, P.FRAME_ABOVE + P.CARRIER_PCB,
+                            cq.Vector(x0 - P.CARRIER_TOL - P.FRAME_WALL, y0, z0))
+    assert _overlap(_wire_way(), parts["base"].fuse(wall)) > 1.0
 
 
 def test_usb_plug_reaches_the_devkit(parts):
