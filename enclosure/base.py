@@ -4,6 +4,7 @@ zip-tie bridges and the sockets of the feet. The lid (lid.py) closes it."""
 import math
 
 from . import params as P
+from . import stop
 from .bowl import countersink
 from .geom import box, cut_all, cyl, frustum_volume, fuse_all, rounded_box, rounded_rect_area, single_solid
 
@@ -122,7 +123,8 @@ def build():
     inner = rounded_box(P.BASE_W - 2 * P.WALL, P.BASE_D - 2 * P.WALL, P.BASE_CORNER_R - P.WALL,
                         P.FLOOR, P.BASE_H + 1, 0, YC)
     shell = outer.cut(inner)
-    adds = [box(*riser_box()), box(*tower_box())]
+    sx, sy = P.STOP_XY
+    adds = [box(*riser_box()), box(*tower_box()), cyl(P.STOP_POST_DIA / 2, P.FLOOR, stop.post_top(), sx, sy)]
     adds += [cyl(P.BOSS_DIA / 2, P.FLOOR, P.BASE_H, x, y) for x, y in P.boss_centres()]
     adds += [cyl(P.FOOT_BOSS_DIA / 2, P.FLOOR, P.FLOOR + P.FOOT_BOSS_H, x, y)
              for x, y in P.foot_centres()]
@@ -134,7 +136,8 @@ def build():
         slots.append(box(*slot))
     body = fuse_all(shell, adds)
     r, z0, z1 = reed_bore()
-    tools = [cyl(r, z0, z1 + 1), box(*usb_hole_box())] + [box(*g) for g in lead_grooves()] + slots
+    tools = [cyl(P.STOP_PILOT / 2, stop.post_top() - P.STOP_PILOT_DEPTH, stop.post_top() + 1, sx, sy),
+             cyl(r, z0, z1 + 1), box(*usb_hole_box())] + [box(*g) for g in lead_grooves()] + slots
     for x in riser_screw_xs():
         tools.append(cyl(P.CELL_SCREW_CLEAR / 2, -1, P.CELL_Z0 + 1, x, P.CELL_Y))
         tools.append(countersink(x, P.CELL_Y, 0.0, up=False))
@@ -155,6 +158,8 @@ def expected_volume():
     v -= rounded_rect_area(P.BASE_W - 2 * P.WALL, P.BASE_D - 2 * P.WALL,
                            P.BASE_CORNER_R - P.WALL) * (P.BASE_H - P.FLOOR)
     v += _vol(riser_box()) + _vol(tower_box())
+    v += math.pi / 4 * (P.STOP_POST_DIA ** 2 * (stop.post_top() - P.FLOOR)
+                        - P.STOP_PILOT ** 2 * P.STOP_PILOT_DEPTH)
     r, z0, z1 = reed_bore()
     v -= math.pi * r * r * (z1 - z0)
     v -= sum(_vol(g) - _groove_bore_overlap_area() * P.LEAD_GROOVE_D for g in lead_grooves())

@@ -69,6 +69,14 @@ def reed_switch():
     return cyl(P.REED_GLASS_DIA / 2, P.REED_GLASS_BOTTOM, P.REED_GLASS_TOP)
 
 
+def stop_screw():
+    """The overload stop's M4 set screw in its post, tip STOP_GAP under the bowl."""
+    from . import stop
+
+    x, y = P.STOP_XY
+    return cyl(P.STOP_SCREW / 2, stop.screw_tip() - 12.0, stop.screw_tip(), x, y)
+
+
 def magnet():
     z0 = pole.magnet_z0()
     return cyl(P.MAGNET_DIA / 2, z0, z0 + P.MAGNET_H)

@@ -122,6 +122,25 @@ CELL_RISER = 5.0        # riser block under the fixed end: room for the free end
 CELL_Z0 = FLOOR + CELL_RISER          # underside of the cell
 CELL_TOP = CELL_Z0 + CELL_H
 
+# Overload stop: an M4 x 12 set screw turned into a post under the bowl, beyond the cell's free
+# end, its tip STOP_GAP under the bowl. About 480 g rest on the 1 kg cell; a child leaning on the
+# rim must not bend it past its safe overload (120 % of rated capacity, TAL220 data sheet, HT
+# Sensor Technology: "safe overload 120 % R.C., ultimate overload 150 % R.C."). The cell's own
+# deflection at rated load is tiny (stop.py: ~0.03 mm from its 1 mV/V rated output), far below
+# what a print holds, so the stop is SET, not printed: with 1 kg on the bowl, turn the screw up
+# until the reading stops rising, then lock it (ASSEMBLY.md). As printed (0.5 mm) it never
+# touches in play, whatever the cell.
+STOP_GAP = 0.5
+STOP_XY = (CELL_L / 2 + 10.0, CELL_Y)
+STOP_POST_DIA = 10.0
+STOP_SCREW = 4.0
+STOP_PILOT = 3.3        # M4 into PLA: a 3.3 mm pilot (the ISO 273 tap drill) cuts its own thread
+STOP_PILOT_DEPTH = 14.0
+STOP_SCREW_PROUD = 1.5  # screw above the post's top: the adjustment range up and down
+STOP_PITCH = 0.7        # M4 coarse thread (ISO 261)
+CELL_RATED_OUTPUT = 1.0e-3   # V/V at rated load (TAL220 data sheet: 1.0 +- 0.15 mV/V)
+GAUGE_FACTOR = 2.0      # constantan foil gauges (HBM "The Wheatstone Bridge Circuit": k ~ 2)
+
 # --- Bowl (the nest) ----------------------------------------------------------------------------
 BOWL_WALL = 2.4
 BOWL_FLOOR = 4.0        # 3 would leave 0.75 mm under the M4 countersinks

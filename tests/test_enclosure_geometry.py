@@ -348,3 +348,32 @@ def test_part_fits_the_print_bed(parts, name):
     assert size[0] <= bed[0] and size[1] <= bed[1] and bb.zlen <= P.PRINT_BED[2], (
         f"{name} is {bb.xlen:.0f} x {bb.ylen:.0f} x {bb.zlen:.0f} mm in print pose")
     assert bb.zmin == pytest.approx(0, abs=1e-6)
+
+
+# --- the overload stop ---------------------------------------------------------------------------
+
+def test_overload_stop_clears_the_cell_in_play_and_can_reach_the_bowl(parts):
+    """The stop's screw tip is STOP_GAP under the bowl (kernel distance), more than the cell's
+    deflection at its rated load for the most compliant flexure plausible (stop.py, from the
+    TAL220's 1 mV/V rated output), so as printed it never touches in play; the screw stands
+    proud enough to be turned up to the bowl; the post is under the bowl, off the cell."""
+    from enclosure import stop
+
+    screw = components.stop_screw()
+    gap = screw.distance(parts["bowl"])
+    assert gap == pytest.approx(P.STOP_GAP, abs=1e-6)
+    assert gap > 2 * stop.worst_deflection_mm(), (
+        f"gap {gap:.2f} mm, cell deflects up to {stop.worst_deflection_mm():.3f} mm at rated load")
+    assert P.STOP_SCREW_PROUD >= P.STOP_GAP and stop.turns_to_touch() < 1.0
+    assert screw.distance(components.load_cell()) >= CLEARANCE
+    assert screw.distance(parts["spacer"]) >= CLEARANCE
+    x, y = P.STOP_XY
+    assert math.hypot(x, y) < P.BOWL_R_FLOOR, "the stop is not under the bowl"
+
+
+def test_overload_stop_check_fails_on_a_too_small_gap(monkeypatch):
+    """Planted fault: a 0.02 mm gap would already carry load in play on a soft flexure."""
+    from enclosure import stop
+
+    monkeypatch.setattr(P, "STOP_GAP", 0.02)
+    assert P.STOP_GAP <= 2 * stop.worst_deflection_mm()
