@@ -19,7 +19,7 @@ import cadquery as cq  # noqa: E402
 import numpy as np  # noqa: E402
 import trimesh  # noqa: E402
 
-from enclosure import components, eggs, foot, model, reed, render, tile, wiring  # noqa: E402
+from enclosure import components, eggs, foot, model, perfboard, reed, render, schematic, tile, wiring  # noqa: E402
 from enclosure import params as P  # noqa: E402
 from enclosure.mesh import to_trimesh  # noqa: E402
 
@@ -135,7 +135,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     names = list(model.PARTS)
-    prog = Progress(len(names) * 2 + 1 + (0 if args.no_render else 5) + (1 if args.docs else 0))
+    prog = Progress(len(names) * 2 + 1 + (0 if args.no_render else 6) + (1 if args.docs else 0))
     parts = {}
     for name in names:
         prog.step(f"build {name}")
@@ -168,11 +168,14 @@ def main(argv=None):
         wiring.render(OUT)
         prog.step("reed-field.png (magpylib)")
         reed.plot(OUT / "reed-field.png")
+        prog.step("schematic.png, perfboard.png (schemdraw, from board.py)")
+        schematic.draw(OUT / "schematic.png")
+        perfboard.draw(OUT / "perfboard.png")
     if args.docs:
         prog.step("docs/enclosure previews")
         DOCS.mkdir(parents=True, exist_ok=True)
         for name, width in (("assembly", 800), ("exploded", 800), ("section", 800), ("wiring", 1100),
-                            ("reed-field", 800)):
+                            ("reed-field", 800), ("schematic", 1400), ("perfboard", 600)):
             shrink_png(OUT / (name + ".png"), DOCS / (name + ".png"), width)
     total = sum(f.stat().st_size for f in OUT.iterdir())
     print(f"done: {len(list(OUT.iterdir()))} files, {total / 1e6:.1f} MB in {OUT}")
