@@ -173,7 +173,10 @@ def bowl_outer_r(z):
 # are disturbed. The foot only locates the pole over the reed switch.
 SOCKET_TOL = 0.3        # radial clearance pole/socket (wood swells; printed holes shrink)
 SOCKET_BORE = POLE_DIA + 2 * SOCKET_TOL
-SOCKET_DEPTH = 5.0
+# 3 mm, not 5: in a socket deeper than sqrt(bore^2 - d^2) = 3.5 mm a tilted pole touches the lip
+# and the opposite wall at once and friction holds it there (pole_socket.py: a 5 mm socket jams at
+# 8-19 deg for any friction above 0.02); at 3 mm that wedge cannot form and a knocked pole falls.
+SOCKET_DEPTH = 3.0
 SOCKET_WALL = 2.4
 SOCKET_OUTER = SOCKET_BORE + 2 * SOCKET_WALL
 

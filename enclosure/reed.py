@@ -179,7 +179,9 @@ def seated_poses():
 
 def max_seated_tilt_deg():
     """Largest tilt with the foot's lower edge still on the floor: beyond it the pole bears on
-    the lip (the first root of d cos t + depth sin t = bore, below the maximum at atan(depth/d))."""
+    the lip (the first root of d cos t + depth sin t = bore, below the maximum at atan(depth/d));
+    in a socket too shallow for that root (pole_socket.wedge_free_depth) the range runs to that
+    maximum, which only widens the seated poses checked."""
     lo, hi = 0.0, math.atan2(DEPTH, P.POLE_DIA)
     for _ in range(60):
         m = (lo + hi) / 2
