@@ -126,13 +126,20 @@ def test_the_wizard_measures_the_worlds_eggs_and_saves_them(nest_board):
     assert board_masses(nest_board)[0] == masses
 
 
-def test_classes_that_are_not_separable_are_refused_and_nothing_changes(nest_board):
-    ctl = nest_board.control
-    fresh_game(nest_board, seed=12)
-    old, _ = board_masses(nest_board)
-    w = Wizard(nest_board)
+def start_refused(board, seed):
+    """A fresh game, the board's masses before, and a wizard past tare and reference (the
+    reference taken off again): the two refusal tests' common start."""
+    ctl = board.control
+    fresh_game(board, seed=seed)
+    old, _ = board_masses(board)
+    w = Wizard(board)
     w.tare_and_reference(ctl)
     ctl.load(grams=-200)
+    return ctl, old, w
+
+
+def test_classes_that_are_not_separable_are_refused_and_nothing_changes(nest_board):
+    ctl, old, w = start_refused(nest_board, 12)
     w.weigh_colour(ctl, "G", 2)
     for colour, _n in EGGS[1:]:          # the same two green eggs left on for every colour
         w.expect(f"how many {NAMES[colour]} eggs will you weigh")
@@ -155,12 +162,7 @@ def test_classes_that_are_not_separable_are_refused_and_nothing_changes(nest_boa
 def test_an_egg_out_of_tolerance_is_named_and_nothing_is_saved(nest_board):
     """Planted fault: the third green egg carries 1.2 g too much ballast (the tolerance is half the
     weigher's 1.0 g class tolerance): the wizard names it and saves nothing."""
-    ctl = nest_board.control
-    fresh_game(nest_board, seed=13)
-    old, _ = board_masses(nest_board)
-    w = Wizard(nest_board)
-    w.tare_and_reference(ctl)
-    ctl.load(grams=-200)
+    ctl, old, w = start_refused(nest_board, 13)
     w.weigh_colour(ctl, "G", 3, heavy=3, extra_g=1.2)
     ctl.load(colour="G", count=-3)
     ctl.load(grams=-1.2)
