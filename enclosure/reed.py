@@ -31,8 +31,8 @@ ONE_POLE_FACTOR = 2.0      # AN102A: one magnet pole needs ~2x the field of a co
 COIL_LEN = (P.REED_GLASS_LEN, 1.5 * P.REED_GLASS_LEN)
 SAMPLES = 141              # points along the glass (0.1 mm apart)
 
-# Magnet bottom (seated) to the glass top: the captured foot, the bowl floor, the air gap and the
-# lead bend above the glass.
+# The socket floor (the seated foot) to the glass top: the bowl floor, the air gap and the
+# lead bend above the glass (the magnet sits MAGNET_CAPTURE above the foot).
 REED_DEPTH = P.BOWL_FLOOR + P.REED_GAP + P.REED_LEAD_BEND
 MAGNET_OFFSET = P.MAGNET_CAPTURE + P.MAGNET_H / 2   # magnet centre from the foot, along the pole
 
