@@ -4,6 +4,7 @@ zip-tie bridges and the sockets of the feet. The lid (lid.py) closes it."""
 import math
 
 from . import params as P
+from . import stop
 from .bowl import countersink
 from .geom import box, cut_all, cyl, frustum_volume, fuse_all, rounded_box, rounded_rect_area, single_solid
 
@@ -26,10 +27,34 @@ def tower_box():
     return (-P.TOWER_L / 2, -P.TOWER_W / 2, P.FLOOR, P.TOWER_L / 2, P.TOWER_W / 2, P.REED_Z_TOP)
 
 
-def reed_channel_box():
-    w = P.REED_GLASS_DIA + 2 * P.REED_TOL
-    return (-P.TOWER_L / 2, -w / 2, P.REED_Z_TOP - P.REED_GLASS_DIA - 0.5,
-            P.TOWER_L / 2, w / 2, P.REED_Z_TOP)
+def reed_bore():
+    """(radius, z0, z1) of the upright bore on the pole's axis: the reed's glass stands in it."""
+    return P.REED_BORE / 2, P.FLOOR, P.REED_Z_TOP
+
+
+def lead_grooves():
+    """Boxes of the two lead ways, both from the bore's edge: the upper lead bends over into a
+    groove across the tower's top towards -x, the lower one leaves through a slot at the floor
+    towards +x. They start LEAD_START from the axis, inside the bore, so the lead can pass."""
+    a, w, d = lead_start(), P.LEAD_GROOVE_W, P.LEAD_GROOVE_D
+    top = (-P.TOWER_L / 2, -w / 2, P.REED_Z_TOP - d, -a, w / 2, P.REED_Z_TOP)
+    bottom = (a, -w / 2, P.FLOOR, P.TOWER_L / 2, w / 2, P.FLOOR + d)
+    return top, bottom
+
+
+def lead_start():
+    return P.REED_BORE / 2 - 0.3
+
+
+def _groove_bore_overlap_area():
+    """Area common to the bore's circle and a groove (|y| <= w/2, x >= a): what the volume
+    formula must not remove twice."""
+    r, a, h = P.REED_BORE / 2, lead_start(), P.LEAD_GROOVE_W / 2
+
+    def f(y):   # integral of sqrt(r^2 - y^2) dy
+        return (y * math.sqrt(r * r - y * y) + r * r * math.asin(y / r)) / 2
+
+    return 2 * (f(h) - f(0)) - a * 2 * h
 
 
 def board_frame(bx, tol, z_top, open_back):
@@ -50,17 +75,20 @@ def board_frame(bx, tol, z_top, open_back):
 
 
 def esp_parts():
-    """(frame+rails boxes) of the DevKitC pocket. The board's long axis is y, USB at +y."""
-    bx = P.esp_box()
-    z_pcb = P.FLOOR + P.ESP_POST
-    frame = board_frame(bx, P.ESP_TOL, z_pcb + P.ESP_PCB + P.FRAME_ABOVE, open_back=True)
-    # U-frame legs run to the back wall's inner face, closing the pocket with the wall.
-    frame[0] = frame[0][:4] + (Y_BACK_IN,) + frame[0][5:]
-    frame[1] = frame[1][:4] + (Y_BACK_IN,) + frame[1][5:]
-    cx = (bx[0] + bx[3]) / 2
-    rails = [(cx + s * P.RAIL_X - P.RAIL_W / 2, bx[1] + 4, P.FLOOR,
-              cx + s * P.RAIL_X + P.RAIL_W / 2, bx[4] - 4, z_pcb) for s in (-1, 1)]
-    return frame + rails
+    """Boxes of the carrier's bed: two ribs under it and a frame on its three open sides (the back
+    wall is the fourth); the frame is low on the -x side, at the carrier's top, so the harness
+    leaves over it (test_enclosure_geometry: the wire way)."""
+    x0, y0, z0, x1, y1, z1 = P.carrier_box()
+    t, f = P.CARRIER_TOL, P.FRAME_WALL
+    top = z1 + P.FRAME_ABOVE
+    ribs = [(x0 + 3, y0 + 3, P.FLOOR, x0 + 3 + P.RAIL_W, y1 - 3, z0),
+            (x1 - 3 - P.RAIL_W, y0 + 3, P.FLOOR, x1 - 3, y1 - 3, z0)]
+    frame = [
+        (x1 + t, y0 - t - f, P.FLOOR, x1 + t + f, Y_BACK_IN, top),          # +x
+        (x0 - t, y0 - t - f, P.FLOOR, x1 + t, y0 - t, top),                 # front
+        (x0 - t - f, y0 - t - f, P.FLOOR, x0 - t, Y_BACK_IN, z1),           # -x: low, the wire way
+    ]
+    return ribs + frame
 
 
 def hx_parts():
@@ -95,7 +123,8 @@ def build():
     inner = rounded_box(P.BASE_W - 2 * P.WALL, P.BASE_D - 2 * P.WALL, P.BASE_CORNER_R - P.WALL,
                         P.FLOOR, P.BASE_H + 1, 0, YC)
     shell = outer.cut(inner)
-    adds = [box(*riser_box()), box(*tower_box())]
+    sx, sy = P.STOP_XY
+    adds = [box(*riser_box()), box(*tower_box()), cyl(P.STOP_POST_DIA / 2, P.FLOOR, stop.post_top(), sx, sy)]
     adds += [cyl(P.BOSS_DIA / 2, P.FLOOR, P.BASE_H, x, y) for x, y in P.boss_centres()]
     adds += [cyl(P.FOOT_BOSS_DIA / 2, P.FLOOR, P.FLOOR + P.FOOT_BOSS_H, x, y)
              for x, y in P.foot_centres()]
@@ -106,7 +135,9 @@ def build():
         adds.append(box(*block))
         slots.append(box(*slot))
     body = fuse_all(shell, adds)
-    tools = [box(*reed_channel_box()), box(*usb_hole_box())] + slots
+    r, z0, z1 = reed_bore()
+    tools = [cyl(P.STOP_PILOT / 2, stop.post_top() - P.STOP_PILOT_DEPTH, stop.post_top() + 1, sx, sy),
+             cyl(r, z0, z1 + 1), box(*usb_hole_box())] + [box(*g) for g in lead_grooves()] + slots
     for x in riser_screw_xs():
         tools.append(cyl(P.CELL_SCREW_CLEAR / 2, -1, P.CELL_Z0 + 1, x, P.CELL_Y))
         tools.append(countersink(x, P.CELL_Y, 0.0, up=False))
@@ -126,7 +157,12 @@ def expected_volume():
     v = rounded_rect_area(P.BASE_W, P.BASE_D, P.BASE_CORNER_R) * P.BASE_H
     v -= rounded_rect_area(P.BASE_W - 2 * P.WALL, P.BASE_D - 2 * P.WALL,
                            P.BASE_CORNER_R - P.WALL) * (P.BASE_H - P.FLOOR)
-    v += _vol(riser_box()) + _vol(tower_box()) - _vol(reed_channel_box())
+    v += _vol(riser_box()) + _vol(tower_box())
+    v += math.pi / 4 * (P.STOP_POST_DIA ** 2 * (stop.post_top() - P.FLOOR)
+                        - P.STOP_PILOT ** 2 * P.STOP_PILOT_DEPTH)
+    r, z0, z1 = reed_bore()
+    v -= math.pi * r * r * (z1 - z0)
+    v -= sum(_vol(g) - _groove_bore_overlap_area() * P.LEAD_GROOVE_D for g in lead_grooves())
     n_boss = len(P.boss_centres())
     v += n_boss * math.pi / 4 * (P.BOSS_DIA ** 2 * (P.BASE_H - P.FLOOR)
                                  - P.BOSS_PILOT ** 2 * P.BOSS_DEPTH)

@@ -19,7 +19,7 @@ import cadquery as cq  # noqa: E402
 import numpy as np  # noqa: E402
 import trimesh  # noqa: E402
 
-from enclosure import components, eggs, foot, model, render, tile, wiring  # noqa: E402
+from enclosure import components, eggs, foot, model, perfboard, reed, render, schematic, tile, wiring  # noqa: E402
 from enclosure import params as P  # noqa: E402
 from enclosure.mesh import to_trimesh  # noqa: E402
 
@@ -29,7 +29,7 @@ DOCS = ROOT / "docs" / "enclosure"
 COLOURS = {
     "base": (0.55, 0.58, 0.62), "lid": (0.93, 0.91, 0.86), "bowl": (0.80, 0.62, 0.38),
     "pole": (0.72, 0.52, 0.30), "spacer": (0.85, 0.30, 0.20), "tile": (1.0, 1.0, 0.92),
-    "foot": (0.15, 0.15, 0.15),
+    "foot": (0.15, 0.15, 0.15), "egg": (0.2, 0.65, 0.25), "egg_plug": (0.2, 0.65, 0.25),
     "cell": (0.78, 0.80, 0.84), "esp32": (0.10, 0.20, 0.45), "hx711": (0.10, 0.45, 0.20),
 }
 EGG_COLOURS = [(0.2, 0.65, 0.25)] * 5 + [(0.95, 0.85, 0.15)] * 5 + [(0.85, 0.15, 0.15)] * 5 \
@@ -135,7 +135,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     names = list(model.PARTS)
-    prog = Progress(len(names) * 2 + 1 + (0 if args.no_render else 4) + (1 if args.docs else 0))
+    prog = Progress(len(names) * 2 + 1 + (0 if args.no_render else 6) + (1 if args.docs else 0))
     parts = {}
     for name in names:
         prog.step(f"build {name}")
@@ -148,7 +148,8 @@ def main(argv=None):
     prog.step("export assembly.step")
     asm = cq.Assembly()
     for name in names:
-        asm.add(parts[name], name=name, color=cq.Color(*COLOURS[name]))
+        if name not in model.LOOSE:
+            asm.add(parts[name], name=name, color=cq.Color(*COLOURS[name]))
     asm.export(str(OUT / "assembly.step"))
     if wiring.write():
         print(f"updated {wiring.YAML_PATH} from board.py: commit it")
@@ -165,10 +166,16 @@ def main(argv=None):
                        OUT / "section.png")
         prog.step("wiring.svg/png (WireViz)")
         wiring.render(OUT)
+        prog.step("reed-field.png (magpylib)")
+        reed.plot(OUT / "reed-field.png")
+        prog.step("schematic.png, perfboard.png (schemdraw, from board.py)")
+        schematic.draw(OUT / "schematic.png")
+        perfboard.draw(OUT / "perfboard.png")
     if args.docs:
         prog.step("docs/enclosure previews")
         DOCS.mkdir(parents=True, exist_ok=True)
-        for name, width in (("assembly", 800), ("exploded", 800), ("section", 800), ("wiring", 1100)):
+        for name, width in (("assembly", 800), ("exploded", 800), ("section", 800), ("wiring", 1100),
+                            ("reed-field", 800), ("schematic", 1400), ("perfboard", 600)):
             shrink_png(OUT / (name + ".png"), DOCS / (name + ".png"), width)
     total = sum(f.stat().st_size for f in OUT.iterdir())
     print(f"done: {len(list(OUT.iterdir()))} files, {total / 1e6:.1f} MB in {OUT}")

@@ -8,7 +8,7 @@ import math
 
 import cadquery as cq
 
-from . import base, lid, pole
+from . import lid, pole
 from . import params as P
 from .geom import box, cyl
 
@@ -27,6 +27,21 @@ def esp32():
     cx, top = (x0 + x1) / 2, z_pcb + P.ESP_PCB
     parts.append(box(cx - sx / 2, y1, top, cx + sx / 2, y1 + sy, top + sz))
     return _union(parts)
+
+
+def carrier():
+    """The carrier perfboard with the DevKitC's two female header strips on it."""
+    x0, y0, z0, x1, y1, z1 = P.carrier_box()
+    ex0, ey0, _ez0, ex1, ey1, _ = P.esp_box()
+    z_pcb = P.FLOOR + P.ESP_POST                  # the headers reach up to the DevKitC's underside
+    parts = [box(x0, y0, z0, x1, y1, z1)]
+    for xa in (ex0, ex1 - P.PIN_ROW_W):
+        parts.append(box(xa, ey0 + 5.0, z1, xa + P.PIN_ROW_W, ey1 - 1.0, z_pcb))
+    return _union(parts)
+
+
+def harness():
+    return box(*P.harness_box())
 
 
 def hx711():
@@ -50,15 +65,20 @@ def load_cell_flexure():
 
 
 def reed_switch():
-    """The glass body lying in the tower's channel (axis along x)."""
-    r = P.REED_GLASS_DIA / 2
-    z = base.reed_channel_box()[2] + r
-    return cq.Solid.makeCylinder(r, P.REED_GLASS_LEN, cq.Vector(-P.REED_GLASS_LEN / 2, 0, z),
-                                 cq.Vector(1, 0, 0))
+    """The glass body standing in the tower's bore, on the pole's axis."""
+    return cyl(P.REED_GLASS_DIA / 2, P.REED_GLASS_BOTTOM, P.REED_GLASS_TOP)
+
+
+def stop_screw():
+    """The overload stop's M4 set screw in its post, tip STOP_GAP under the bowl."""
+    from . import stop
+
+    x, y = P.STOP_XY
+    return cyl(P.STOP_SCREW / 2, stop.screw_tip() - 12.0, stop.screw_tip(), x, y)
 
 
 def magnet():
-    z0 = P.BOWL_FLOOR_TOP + (pole.MAGNET_POCKET_H - P.MAGNET_H)
+    z0 = pole.magnet_z0()
     return cyl(P.MAGNET_DIA / 2, z0, z0 + P.MAGNET_H)
 
 
@@ -92,9 +112,9 @@ def fits():
     The probe directions are unit vectors in the xy plane along which the pocket holds the part.
     """
     out = [
-        ("ESP32-DevKitC", "base", esp32(), P.ESP_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
+        ("carrier perfboard", "base", carrier(), P.CARRIER_TOL, [(1, 0), (-1, 0), (0, -1)]),
         ("HX711", "base", hx711(), P.HX_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
-        ("reed switch", "base", reed_switch(), P.REED_TOL, [(0, 1), (0, -1)]),
+        ("reed switch", "base", reed_switch(), P.REED_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
         ("magnet", "pole", magnet(), P.MAGNET_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
         ("pole", "bowl", pole.build(), P.SOCKET_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
     ]

@@ -1,5 +1,5 @@
 """All printed parts in assembly position: name -> cadquery Solid."""
-from . import base, bowl, foot, lid, pole, spacer, tile
+from . import base, bowl, egg, egg_plug, foot, lid, pole, spacer, tile
 from . import params as P
 
 # name -> (module, build kwargs, material note). One entry per distinct printed part; the tiles
@@ -12,7 +12,11 @@ PARTS = {
     "spacer": (spacer, {}, "PLA/PETG, 100 % infill"),
     "tile": (tile, {"index": 0}, f"natural/translucent PETG x {len(P.led_xy())}"),
     "foot": (foot, {"index": 0}, f"TPU 95A x {len(P.foot_centres())}"),
+    "egg": (egg, {}, f"PLA, 100 % infill, flat on the bed, in the colours x {P.EGG_COUNT}"),
+    "egg_plug": (egg_plug, {}, f"PLA, 100 % infill x {P.EGG_COUNT}"),
 }
+# Loose parts: not in the nest's assembly (they are not in place on the base).
+LOOSE = ("egg", "egg_plug")
 
 
 def build_part(name):

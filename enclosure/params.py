@@ -21,9 +21,11 @@ FLOOR = 3.0             # base floor, carries the load cell riser screws
 
 # --- The game's material ------------------------------------------------------------------------
 # Gulo Gulo (Zoch, 2003) eggs are turned wooden eggs. ASSUMED 24 mm x 31 mm (diameter x length):
-# the figure usually quoted by owners; we found no official drawing. Our eggs are ellipsoids of
-# semi-axes 12 x 12 x 15.5. The bowl is sized with margin (see EGG_* checks in the tests) so that
-# eggs up to ~10 % larger still fit.
+# the figure usually quoted by owners; neither Zoch's rulebook nor any listing we searched gives
+# a dimension (searched 2026-11: publisher pages, shop listings), so measure a box's egg with
+# calipers and set these two figures: the printed eggs (egg.py) and the bowl follow them. The eggs
+# are modelled as ellipsoids of semi-axes 12 x 12 x 15.5. The bowl is sized with margin (see the
+# EGG_* checks in the tests) so that eggs up to ~10 % larger still fit.
 EGG_DIA = 24.0
 EGG_LEN = 31.0
 EGG_COUNT = 22          # 5 each of G, Y, R, B and 2 purple (docs/rules.md)
@@ -31,20 +33,61 @@ EGG_COUNT = 22          # 5 each of G, Y, R, B and 2 purple (docs/rules.md)
 # own pole (a 10 mm beech dowel, or the printed pole part) with a magnet in its foot.
 POLE_DIA = 10.0
 POLE_LEN = 190.0
-EGG_DENSITY = 0.75       # g/cm3, beech (0.68-0.75): an upper bound for the eggs' mass
-PLA_DENSITY = 1.24       # g/cm3, solid PLA: an upper bound for a printed part's mass
+PLA_DENSITY = 1.24       # g/cm3, solid PLA (e.g. NatureWorks Ingeo 4043D data sheet: 1.24)
+
+# --- Weighted eggs (egg.py) ---------------------------------------------------------------------
+# The firmware tells eggs apart by mass (gulo.weigher.DEFAULT_MASSES: G 10, P 12, Y 14, R 16,
+# B 18 g); a wooden egg weighs ~7 g. Printed eggs (100 % infill) of the box's size with a
+# ballast bore closed by a plug; the ballast is cut from 10 mm BRASS rod: non-magnetic (steel
+# would stick to the pole's magnet and shunt its field), 8.44 g/cm3 (CuZn37 / CW508L, Deutsches
+# Kupferinstitut material data sheet), so a length of rod is a mass: 0.663 g/mm.
+EGG_FLAT = 3.0           # the egg's lower tip cut flat: it prints without support, holds the plug
+EGG_BORE = 10.4          # ballast bore (10 mm rod + 0.2 mm each side for glue)
+EGG_TOP_WALL = 2.2       # material over the bore's top face
+EGG_PLUG_H = 2.0
+EGG_PLUG_FIT = 0.05      # radial interference of the printed plug: a press fit, glued
+BALLAST_ROD_DIA = 10.0
+BRASS_DENSITY = 8.44     # g/cm3
+# A print is lighter than its solid model (gaps between lines, under-extrusion): ASSUMED down to
+# 85 % of solid at 100 % infill. The ballast must fit at both ends of that range.
+PRINT_FILL = (0.85, 1.0)
 
 # --- Magnet and reed switch (pole detection) ----------------------------------------------------
-# 6 x 3 mm N35 neodymium disc magnet in the pole foot; a standard 2.5 x 14 mm glass reed switch
-# (e.g. MKA-14103 class, ~10-25 AT) closes reliably with such a magnet within ~10 mm along its
-# axis. REED_MAX_GAP is the distance budget the tests enforce (magnet face to reed glass).
+# The reed stands UPRIGHT on the pole's axis, under the pole's axially magnetised magnet: the
+# magnet's field then runs along the reed, one pole's flux enters the near blade and leaves by the
+# far one, whatever way the pole is turned (enclosure/reed.py simulates it with magpylib;
+# tests/test_enclosure_reed.py checks it, and that the old flat reed centred under the magnet
+# never closes).
+# Magnet: NdFeB rod 6 x 20 mm, grade N42, magnetised along its axis. Remanence of N42:
+# Br 1.28-1.32 T (min-max of the grade, e.g. Arnold Magnetic Technologies' "Sintered Neodymium-
+# Iron-Boron Magnets" catalogue, N42 row; the same figures in K&J Magnetics' grade table). The
+# closed checks use the lowest Br, the open checks the highest.
 MAGNET_DIA = 6.0
-MAGNET_H = 3.0
-MAGNET_TOL = 0.15       # radial clearance of the magnet pocket (press/glue fit)
-REED_GLASS_DIA = 2.5
+MAGNET_H = 20.0     # 6 x 10 leaves 28 AT leaning on the rim (need 20): 6 x 20 gives 45 (enclosure/reed.py)
+MAGNET_BR_T = (1.28, 1.32)
+MAGNET_TOL = 0.15       # radial clearance of the magnet pocket
+# The magnet is captured, never glued on the surface: a 6 x 20 mm magnet is a swallowing hazard
+# (EN 71-1 small-parts cylinder) and two swallowed magnets pinch through the gut. In the printed
+# pole it sits in a closed cavity (pause the print above it); in a beech dowel, behind a glued
+# 6 mm beech plug. MAGNET_CAPTURE is the wall under it (the foot).
+MAGNET_CAPTURE = 1.6
+# Reed: Littelfuse (Hamlin) MDSR-7, normally open, glass 2.54 mm x 14 mm (ASSUMED figures: take
+# the glass length and your AT band from the datasheet of the part you buy, then rerun
+# tests/test_enclosure_reed.py). Sensitivity is sold in pull-in bands measured in the maker's
+# test coil; the band here is the one the design needs (15-20 AT), the drop-out the lowest the
+# band allows. ASSUMED: 40 % of the band's lowest pull-in, a pessimistic hysteresis (the
+# drop-out/pull-in ratio, which Standex-Meder's "reed switch magnet interaction" tutorial defines;
+# reed datasheets list a minimum drop-out per band: enter yours).
+REED_PART = "Littelfuse (Hamlin) MDSR-7, pull-in band 15-20 AT"
+REED_GLASS_DIA = 2.54
 REED_GLASS_LEN = 14.0
-REED_TOL = 0.25         # radial/lateral clearance of the reed channel
-REED_MAX_GAP = 10.0
+REED_PULL_IN_AT = (15.0, 20.0)
+REED_DROP_OUT_AT_MIN = 0.4 * REED_PULL_IN_AT[0]
+REED_TOL = 0.25         # radial clearance of the reed's bore
+# Bend the leads no nearer than 3 mm to the glass (RMCIP reed-switch mounting notes,
+# rmcip.com/reeds/product/id/98: "distance between the glass end and a bending point should be
+# 3 mm min"), + 0.5 mm for the bend itself.
+REED_LEAD_BEND = 3.5
 
 # --- Printer ----------------------------------------------------------------------------------
 PRINT_BED = (256.0, 256.0, 250.0)   # x, y, z of the build volume every part must fit (Bambu P1/X1 class)
@@ -79,13 +122,34 @@ CELL_RISER = 5.0        # riser block under the fixed end: room for the free end
 CELL_Z0 = FLOOR + CELL_RISER          # underside of the cell
 CELL_TOP = CELL_Z0 + CELL_H
 
+# Overload stop: an M4 x 12 set screw turned into a post under the bowl, beyond the cell's free
+# end, its tip STOP_GAP under the bowl. About 480 g rest on the 1 kg cell; a child leaning on the
+# rim must not bend it past its safe overload (120 % of rated capacity, TAL220 data sheet, HT
+# Sensor Technology: "safe overload 120 % R.C., ultimate overload 150 % R.C."). The cell's own
+# deflection at rated load is tiny (stop.py: ~0.03 mm from its 1 mV/V rated output), far below
+# what a print holds, so the stop is SET, not printed: with 1 kg on the bowl, turn the screw up
+# until the reading stops rising, then lock it (ASSEMBLY.md). As printed (0.5 mm) it never
+# touches in play, whatever the cell.
+STOP_GAP = 0.5
+STOP_XY = (CELL_L / 2 + 10.0, CELL_Y)
+STOP_POST_DIA = 10.0
+STOP_SCREW = 4.0
+STOP_PILOT = 3.3        # M4 into PLA: a 3.3 mm pilot (the ISO 273 tap drill) cuts its own thread
+STOP_PILOT_DEPTH = 14.0
+STOP_SCREW_PROUD = 1.5  # screw above the post's top: the adjustment range up and down
+STOP_PITCH = 0.7        # M4 coarse thread (ISO 261)
+CELL_RATED_OUTPUT = 1.0e-3   # V/V at rated load (TAL220 data sheet: 1.0 +- 0.15 mV/V)
+GAUGE_FACTOR = 2.0      # constantan foil gauges (HBM "The Wheatstone Bridge Circuit": k ~ 2)
+
 # --- Bowl (the nest) ----------------------------------------------------------------------------
 BOWL_WALL = 2.4
 BOWL_FLOOR = 4.0        # 3 would leave 0.75 mm under the M4 countersinks
 BOWL_R_FLOOR = 68.0     # inner radius at the floor
 BOWL_DEPTH = 52.0       # inner depth, floor to rim
 BOWL_DRAFT_DEG = 8.0    # wall leans out: eggs slide to the centre, prints without support
-BOWL_STANDOFF_H = 4.0   # the spacer (spacer.py) between the cell's free end and the bowl
+# The spacer (spacer.py) between the cell's free end and the bowl: 6 mm makes room under the bowl
+# for the upright reed with a 3.5 mm lead bend at both ends (REED_Z_TOP below).
+BOWL_STANDOFF_H = 6.0
 BOWL_Z0 = CELL_TOP + BOWL_STANDOFF_H  # underside of the bowl floor
 BOWL_FLOOR_TOP = BOWL_Z0 + BOWL_FLOOR
 BOWL_RIM_Z = BOWL_FLOOR_TOP + BOWL_DEPTH
@@ -109,7 +173,10 @@ def bowl_outer_r(z):
 # are disturbed. The foot only locates the pole over the reed switch.
 SOCKET_TOL = 0.3        # radial clearance pole/socket (wood swells; printed holes shrink)
 SOCKET_BORE = POLE_DIA + 2 * SOCKET_TOL
-SOCKET_DEPTH = 5.0
+# 3 mm, not 5: in a socket deeper than sqrt(bore^2 - d^2) = 3.5 mm a tilted pole touches the lip
+# and the opposite wall at once and friction holds it there (pole_socket.py: a 5 mm socket jams at
+# 8-19 deg for any friction above 0.02); at 3 mm that wedge cannot form and a knocked pole falls.
+SOCKET_DEPTH = 3.0
 SOCKET_WALL = 2.4
 SOCKET_OUTER = SOCKET_BORE + 2 * SOCKET_WALL
 
@@ -183,13 +250,31 @@ ESP_PCB = 1.6
 ESP_BELOW = 8.5
 ESP_ABOVE = 6.0
 ESP_TOL = 0.3           # per side
-ESP_POST = 10.0         # the board rests on two rails this tall: the pins hang clear of the floor
-# The header rows run 1.2 mm from both long edges almost end to end, so the board cannot sit on
-# corner posts: two rails run under its bare middle, a low U-frame (+ the back wall) holds it.
-RAIL_W = 2.4
-RAIL_X = 7.0            # rail centres at +-RAIL_X from the board's centre line
+# The DevKitC plugs, pins down, into two rows of female headers on a CARRIER perfboard: every
+# wire is soldered to the carrier (or plugs into its headers), none to the DevKitC's pins, and the
+# board lifts out for flashing elsewhere. The carrier is a standard 50 x 70 mm perfboard (2.54 mm
+# grid), on 3 mm ribs (its solder joints underneath), USB end against the back wall, the DevKitC
+# at its +x side; the free 19 mm at its -x side carries the level shifter, the resistors, the
+# capacitors and the harness header (docs/enclosure/perfboard.png).
+CARRIER = (50.0, 70.0)  # x, y
+CARRIER_PCB = 1.6
+CARRIER_STANDOFF = 3.0
+CARRIER_TOL = 0.3
+CARRIER_RIGHT = 3.0     # carrier edge beyond the DevKitC's +x edge
+# Female header body: 2.54 mm pitch, 8.5 mm tall (the common "2.54 mm female header" strip);
+# the DevKitC's 8.5 mm pins seat fully in it.
+FEMALE_HEADER_H = 8.5
+ESP_POST = CARRIER_STANDOFF + CARRIER_PCB + FEMALE_HEADER_H   # floor to the DevKitC's underside
+# The harness plugs into a row of RIGHT-ANGLE male headers along the carrier's -x edge: the
+# Dupont female housings (2.54 x 2.54 x 14 mm, the crimp housing's standard length) lie flat,
+# pointing -x, 1.3 mm over the carrier (the header's plastic), plus 5 mm for the wires' bend. The
+# carrier's frame is low on that side (at the carrier's top): the wires' way out, under the bowl.
+DUPONT = (2.54, 2.54, 14.0)
+WIRE_BEND = 5.0
+HARNESS_PINS = 20       # the harness header's length in pins (every signal + 3V3/5V/GND)
+RAIL_W = 2.4            # ribs and rails under the boards
 FRAME_WALL = 2.0
-FRAME_ABOVE = 2.0       # frame top above the PCB's top face
+FRAME_ABOVE = 2.0       # frame top above the board's top face
 PIN_ROW_W = 2.6         # envelope of one header row (0.64 mm pins, 2.54 mm plastic)
 # The micro-USB socket (7.5 x 2.5 mm) overhangs the PCB's USB edge; ASSUMED up to 1.5 mm. It
 # pokes into the back wall's USB hole, which the fit tests check.
@@ -197,9 +282,9 @@ ESP_USB_SOCKET = (8.0, 1.5, 3.0)   # x, overhang y, z above the PCB
 # USB at the back wall: the micro-USB plug's overmold is ~11 x 8 mm.
 USB_HOLE_W = 13.0
 USB_HOLE_H = 10.0
-# Pocket placement: the board lies along y with its USB end against the back wall.
-ESP_X = 70.0
-ESP_USB_GAP = ESP_TOL   # board edge to inner back wall: the wall is the pocket's 4th side
+# Placement: the board lies along y with its USB end against the back wall.
+ESP_X = 67.0           # the carrier frame's +x side clears the foot boss at (94, 89)
+ESP_USB_GAP = ESP_TOL   # board edge to inner back wall
 # HX711 breakout: ASSUMED 38 x 21 mm (the "large" green board, e.g. ShillehTek's listing). Smaller
 # boards (34 x 21, 24 x 16) go in but rattle: set HX_L / HX_W to yours.
 HX_L = 38.0
@@ -212,10 +297,17 @@ HX_XY = (-70.0, 60.0)  # long side along x
 HX_POST = 5.0           # rail height: solder joints clear the floor
 
 # --- Reed tower ---------------------------------------------------------------------------------
+# A block under the socket with an upright bore for the reed; the upper lead bends over into a
+# groove across the tower's top, the lower one leaves through a slot at the floor.
 REED_GAP = 2.0          # tower top to bowl underside (>= 1 mm required)
 TOWER_W = 8.0           # y
 TOWER_L = 24.0          # x
-REED_Z_TOP = BOWL_Z0 - REED_GAP   # top of the tower; the reed lies in a channel cut into it
+REED_Z_TOP = BOWL_Z0 - REED_GAP   # top of the tower
+REED_BORE = REED_GLASS_DIA + 2 * REED_TOL
+REED_GLASS_TOP = REED_Z_TOP - REED_LEAD_BEND
+REED_GLASS_BOTTOM = REED_GLASS_TOP - REED_GLASS_LEN
+LEAD_GROOVE_W = 1.2     # grooves for the 0.5-0.6 mm leads
+LEAD_GROOVE_D = 1.2
 
 # --- Feet ---------------------------------------------------------------------------------------
 # Printed TPU feet pressed into the base underside; their pads keep the nest from sliding.
@@ -233,7 +325,7 @@ FOOT_HOLE_DEPTH = 3.0
 # Zip-tie bridges on the floor: a block with a 4 x 2 mm tunnel for a 3.6 mm tie.
 TIE_BRIDGE = (12.0, 8.0, 5.0)  # x, y, z
 TIE_SLOT = (12.0, 4.0, 2.0)
-TIE_BRIDGES_XY = ((-60.0, -40.0), (60.0, 40.0), (-20.0, 95.0), (30.0, -95.0))
+TIE_BRIDGES_XY = ((-60.0, -40.0), (60.0, 28.0), (-20.0, 95.0), (30.0, -95.0))
 
 
 def foot_centres():
@@ -273,6 +365,23 @@ def esp_box():
     z_pcb = FLOOR + ESP_POST
     return (ESP_X - ESP_W / 2, ymax - ESP_L, z_pcb - ESP_BELOW,
             ESP_X + ESP_W / 2, ymax, z_pcb + ESP_PCB + ESP_ABOVE)
+
+
+def carrier_box():
+    """(xmin, ymin, zmin, xmax, ymax, zmax) of the carrier perfboard."""
+    ymax = BASE_Y0 + BASE_D - WALL - CARRIER_TOL
+    xmax = ESP_X + ESP_W / 2 + CARRIER_RIGHT
+    z0 = FLOOR + CARRIER_STANDOFF
+    return (xmax - CARRIER[0], ymax - CARRIER[1], z0, xmax, ymax, z0 + CARRIER_PCB)
+
+
+def harness_box():
+    """The Dupont housings lying on the right-angle harness header along the carrier's -x edge
+    (its pins one grid step in from the edge), with the wires' bend beyond them."""
+    x0, _y0, _z0, _x1, y1, z1 = carrier_box()
+    xa = x0 + 2.54 + 1.27                   # the housings' back face, at the header's bend
+    ya = y1 - 3.0 - HARNESS_PINS * 2.54
+    return (xa - DUPONT[2] - WIRE_BEND, ya, z1 + 1.3, xa, ya + HARNESS_PINS * 2.54, z1 + 1.3 + DUPONT[0])
 
 
 def hx_box():

@@ -1,18 +1,26 @@
-"""The alarm pole: a 10 mm stick (print it, or drill a beech dowel) with a 6 x 3 mm magnet glued
-flush into its foot. It stands in the bowl's shallow socket, over the reed switch."""
+"""The alarm pole: a 10 mm stick (print it, or drill a beech dowel) with a 6 x 10 mm magnet
+captured in its foot: in the printed pole a closed cavity (pause the print once the cavity is
+complete, drop the magnet in, resume), in a dowel a 6.3 mm hole closed by a glued 6 mm beech plug.
+It stands in the bowl's shallow socket, on the axis of the upright reed switch."""
 import math
 
 from . import params as P
 from .geom import cut_all, cyl, single_solid
 
 MAGNET_POCKET_DIA = P.MAGNET_DIA + 2 * P.MAGNET_TOL
-MAGNET_POCKET_H = P.MAGNET_H + 0.2     # glue room: the magnet sits 0.2 mm proud of nothing
+MAGNET_POCKET_H = P.MAGNET_H + 0.2     # room over the magnet: it drops in during the print pause
+CAVITIES = 1                           # the closed magnet cavity: the solid has 2 shells
+
+
+def magnet_z0():
+    """Underside of the magnet in the seated pole (it rests on the cavity's floor)."""
+    return P.BOWL_FLOOR_TOP + P.MAGNET_CAPTURE
 
 
 def build():
     z0 = P.BOWL_FLOOR_TOP                  # foot on the socket's floor
     body = cyl(P.POLE_DIA / 2, z0, z0 + P.POLE_LEN)
-    pocket = cyl(MAGNET_POCKET_DIA / 2, z0 - 1, z0 + MAGNET_POCKET_H)
+    pocket = cyl(MAGNET_POCKET_DIA / 2, magnet_z0(), magnet_z0() + MAGNET_POCKET_H)
     return single_solid(cut_all(body, [pocket]))
 
 

@@ -34,7 +34,7 @@ def test_build_writes_parts_renders_and_wiring(tmp_path, monkeypatch):
     assert (out / "assembly.step").stat().st_size > 100_000
     assert (tmp_path / "wiring.yml").read_text() == wiring.dump()
     if render:
-        for png in ("assembly", "exploded", "section", "wiring"):
+        for png in ("assembly", "exploded", "section", "wiring", "reed-field", "schematic", "perfboard"):
             assert (out / f"{png}.png").stat().st_size > 10_000, png
             assert (docs / f"{png}.png").stat().st_size < 300_000, png
         assert "<svg" in (out / "wiring.svg").read_text()

@@ -23,19 +23,23 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from enclosure import base, bowl, components, eggs, foot, lid, model, pole, spacer, tile  # noqa: E402
+from enclosure import base, bowl, components, egg, egg_plug, eggs, foot, lid, model, pole, spacer, tile  # noqa: E402
 from enclosure import params as P  # noqa: E402
 from enclosure.mesh import to_trimesh, wall_thickness_samples  # noqa: E402
 from gulo import board  # noqa: E402
+from gulo.weigher import DEFAULT_MASSES  # noqa: E402
 
 pytestmark = pytest.mark.enclosure
 
 PART_NAMES = list(model.PARTS)
 EXPECTED = {"bowl": bowl.expected_volume, "base": base.expected_volume, "lid": lid.expected_volume,
             "pole": pole.expected_volume, "tile": tile.expected_volume,
-            "foot": foot.expected_volume, "spacer": spacer.expected_volume}
+            "foot": foot.expected_volume, "spacer": spacer.expected_volume,
+            "egg": egg.expected_volume, "egg_plug": egg_plug.expected_volume}
 # What rides on the load cell: all of it must hang from the cell alone.
 FLOATING = ("bowl", "spacer", "pole")
+# Closed cavities by design (a second shell): the pole's captured magnet.
+CAVITIES = {"pole": pole.CAVITIES}
 # Bought parts the bowl (with the pole and the eggs) must never touch. The cell is handled apart.
 CLEARANCE = 1.0
 
@@ -79,7 +83,8 @@ def test_part_is_one_valid_solid(parts, name):
     solid = parts[name]
     assert solid.isValid(), f"{name}: OCC says the solid is invalid"
     assert len(solid.Solids()) == 1, f"{name}: {len(solid.Solids())} solids, expected one body"
-    assert len(solid.Shells()) == 1, f"{name}: {len(solid.Shells())} shells (a void or a loose skin)"
+    shells = 1 + CAVITIES.get(name, 0)
+    assert len(solid.Shells()) == shells, f"{name}: {len(solid.Shells())} shells, expected {shells}"
 
 
 @pytest.mark.parametrize("name", PART_NAMES)
@@ -90,7 +95,8 @@ def test_exported_stl_is_watertight(parts, name, tmp_path):
     mesh = trimesh.load(path)
     assert mesh.is_watertight, f"{name}.stl has holes"
     assert mesh.is_winding_consistent
-    assert mesh.body_count == 1, f"{name}.stl has {mesh.body_count} separate bodies"
+    bodies = 1 + CAVITIES.get(name, 0)     # a closed cavity's skin counts as a body in trimesh
+    assert mesh.body_count == bodies, f"{name}.stl has {mesh.body_count} separate bodies"
     assert mesh.volume == pytest.approx(parts[name].Volume(), rel=5e-3)
 
 
@@ -151,12 +157,14 @@ def test_load_path_is_bowl_spacer_cell(parts):
 
 
 def test_load_uses_at_most_half_the_cell(parts):
-    """The dead load (bowl, spacer, pole: solid PLA) plus 22 beech eggs leaves the cell at least
-    half its range for a child's hand pressing on the eggs."""
+    """The dead load (bowl, spacer, pole: solid PLA, the magnet) plus the 22 weighted eggs at their
+    class masses leaves the cell at least half its range for a child's hand pressing on them."""
     printed = sum(parts[n].Volume() for n in FLOATING) / 1000 * P.PLA_DENSITY
-    egg_v = 4 / 3 * math.pi * (P.EGG_DIA / 2) ** 2 * (P.EGG_LEN / 2) / 1000
-    load = printed + P.EGG_COUNT * egg_v * P.EGG_DENSITY
-    assert 100 < load <= P.CELL_CAPACITY_G / 2, f"{load:.0f} g on a {P.CELL_CAPACITY_G:.0f} g cell"
+    magnet = math.pi / 4 * P.MAGNET_DIA ** 2 * P.MAGNET_H / 1000 * 7.5   # NdFeB ~7.5 g/cm3
+    count = {"G": 5, "P": 2, "Y": 5, "R": 5, "B": 5}
+    load = printed + magnet + sum(n * DEFAULT_MASSES[c] for c, n in count.items())
+    assert sum(count.values()) == P.EGG_COUNT
+    assert 300 < load <= P.CELL_CAPACITY_G / 2, f"{load:.0f} g on a {P.CELL_CAPACITY_G:.0f} g cell"
 
 
 def test_clearance_check_can_fail(parts):
@@ -189,7 +197,8 @@ def test_bought_parts_collide_with_nothing(parts):
     """Every envelope against every printed part (not only its host): a button body through the
     base, the ESP32 into the bowl, ..."""
     envs = [(f[0], f[2]) for f in FITS if f[0] != "pole"]
-    envs += [("load cell", components.load_cell())]
+    envs += [("load cell", components.load_cell()), ("ESP32-DevKitC", components.esp32()),
+             ("harness plugs", components.harness())]
     for label, env in envs:
         bb = env.BoundingBox()
         for name in ("base", "lid", "bowl", "pole", "spacer"):
@@ -198,6 +207,34 @@ def test_bought_parts_collide_with_nothing(parts):
                     or bb.zmin > pb.zmax or pb.zmin > bb.zmax:
                 continue
             assert _overlap(env, _crop(parts[name], env, 1.0)) < 1e-4, f"{label} hits the {name}"
+
+
+def _wire_way():
+    """The harness's housings and a channel of their height and width from them 30 mm on."""
+    hx0, hy0, hz0, hx1, hy1, hz1 = P.harness_box()
+    return cq.Solid.makeBox(hx1 - hx0 + 30.0, hy1 - hy0, hz1 - hz0, cq.Vector(hx0 - 30.0, hy0, hz0))
+
+
+def test_the_harness_has_a_way_out(parts):
+    """The wires leave the carrier: Dupont housings (2.54 x 2.54 x 14 mm + 5 mm for the bend) lie
+    on the right-angle harness header at the carrier's -x edge, and a channel of their size runs
+    from the header over the frame's low side out onto the open floor, under the bowl."""
+    hx0, hy0, hz0, hx1, hy1, hz1 = P.harness_box()
+    cx0, cy0, cz0, cx1, cy1, cz1 = P.carrier_box()
+    assert cx0 < hx1 < P.esp_box()[0] and cy0 < hy0 and hy1 < cy1, "harness header off the carrier"
+    assert hx1 - hx0 >= P.DUPONT[2] + P.WIRE_BEND and hz1 - hz0 >= P.DUPONT[0] and hz0 > cz1
+    assert components.harness().distance(components.esp32()) > 0
+    way = _wire_way()
+    assert _overlap(way, parts["base"]) < 1e-6, "the wires' way out is blocked"
+    assert way.distance(parts["bowl"]) >= CLEARANCE and _overlap(way, parts["lid"]) < 1e-6
+
+
+def test_a_blocked_wire_way_is_caught(parts):
+    """Planted fault: the frame's -x side as tall as the others (the old closed pocket)."""
+    x0, y0, z0, x1, y1, z1 = P.carrier_box()
+    wall = cq.Solid.makeBox(P.FRAME_WALL, y1 - y0, P.FRAME_ABOVE + P.CARRIER_PCB,
+                            cq.Vector(x0 - P.CARRIER_TOL - P.FRAME_WALL, y0, z0))
+    assert _overlap(_wire_way(), parts["base"].fuse(wall)) > 1.0
 
 
 def test_usb_plug_reaches_the_devkit(parts):
@@ -218,12 +255,28 @@ def test_pole_fits_socket_and_can_fall(parts):
     assert P.SOCKET_DEPTH <= P.POLE_DIA / 2
 
 
-def test_magnet_is_within_reach_of_the_reed_switch():
+def test_magnet_and_reed_share_the_poles_axis():
+    """The arrangement the field simulation (test_enclosure_reed.py) assumes: the reed upright
+    on the pole's axis, the magnet above it, the air gap and bowl floor between them."""
     mag, reed = components.magnet(), components.reed_switch()
-    assert mag.distance(reed) <= P.REED_MAX_GAP
     mc, rc = mag.Center(), reed.Center()
-    assert math.hypot(mc.x - rc.x, mc.y - rc.y) < P.REED_GLASS_LEN / 2, "magnet not over the reed"
-    assert mag.distance(reed) > 0  # and they are on opposite sides of the air gap
+    assert math.hypot(mc.x - rc.x, mc.y - rc.y) < 1e-6
+    bb = reed.BoundingBox()
+    assert bb.zlen == pytest.approx(P.REED_GLASS_LEN) and bb.xlen == pytest.approx(P.REED_GLASS_DIA)
+    gap = mag.BoundingBox().zmin - bb.zmax
+    assert gap == pytest.approx(P.MAGNET_CAPTURE + P.BOWL_FLOOR + P.REED_GAP + P.REED_LEAD_BEND)
+    assert mag.distance(reed) == pytest.approx(gap)
+
+
+def test_magnet_is_captured(parts):
+    """No face of the magnet is open to the outside: the pole's material surrounds it."""
+    mag = components.magnet()
+    assert _overlap(mag, parts["pole"]) < 1e-6
+    hull = cq.Solid.makeCylinder(P.POLE_DIA / 2, P.POLE_LEN, cq.Vector(0, 0, P.BOWL_FLOOR_TOP))
+    assert mag.distance(parts["pole"]) < 1e-6 and _overlap(mag, hull) == pytest.approx(mag.Volume())
+    # The wall under it, all round it:
+    assert mag.BoundingBox().zmin - P.BOWL_FLOOR_TOP >= P.MIN_WALL - 1e-9
+    assert (P.POLE_DIA - pole.MAGNET_POCKET_DIA) / 2 >= P.MIN_WALL
 
 
 # --- the nest holds the game ----------------------------------------------------------------------
@@ -295,3 +348,32 @@ def test_part_fits_the_print_bed(parts, name):
     assert size[0] <= bed[0] and size[1] <= bed[1] and bb.zlen <= P.PRINT_BED[2], (
         f"{name} is {bb.xlen:.0f} x {bb.ylen:.0f} x {bb.zlen:.0f} mm in print pose")
     assert bb.zmin == pytest.approx(0, abs=1e-6)
+
+
+# --- the overload stop ---------------------------------------------------------------------------
+
+def test_overload_stop_clears_the_cell_in_play_and_can_reach_the_bowl(parts):
+    """The stop's screw tip is STOP_GAP under the bowl (kernel distance), more than the cell's
+    deflection at its rated load for the most compliant flexure plausible (stop.py, from the
+    TAL220's 1 mV/V rated output), so as printed it never touches in play; the screw stands
+    proud enough to be turned up to the bowl; the post is under the bowl, off the cell."""
+    from enclosure import stop
+
+    screw = components.stop_screw()
+    gap = screw.distance(parts["bowl"])
+    assert gap == pytest.approx(P.STOP_GAP, abs=1e-6)
+    assert gap > 2 * stop.worst_deflection_mm(), (
+        f"gap {gap:.2f} mm, cell deflects up to {stop.worst_deflection_mm():.3f} mm at rated load")
+    assert P.STOP_SCREW_PROUD >= P.STOP_GAP and stop.turns_to_touch() < 1.0
+    assert screw.distance(components.load_cell()) >= CLEARANCE
+    assert screw.distance(parts["spacer"]) >= CLEARANCE
+    x, y = P.STOP_XY
+    assert math.hypot(x, y) < P.BOWL_R_FLOOR, "the stop is not under the bowl"
+
+
+def test_overload_stop_check_fails_on_a_too_small_gap(monkeypatch):
+    """Planted fault: a 0.02 mm gap would already carry load in play on a soft flexure."""
+    from enclosure import stop
+
+    monkeypatch.setattr(P, "STOP_GAP", 0.02)
+    assert P.STOP_GAP <= 2 * stop.worst_deflection_mm()

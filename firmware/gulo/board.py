@@ -42,7 +42,8 @@ BUTTON_MENU = const(4)
 # Piezo buzzer (passive) driven by PWM through a small NPN transistor.
 BUZZER = const(22)
 
-# The DevKitC's own blue LED: heartbeat / fault blink.
+# Heartbeat / fault blink: an LED + 1k to GND on the carrier (the DevKitC V4 has no LED on GPIO2;
+# its only LED is the power LED). GPIO2 must be low or floating at boot: the LED keeps it low.
 ONBOARD_LED = const(2)
 
 # Every pin by name, for the wiring diagram test and the virtual board.
