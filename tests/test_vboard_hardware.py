@@ -8,12 +8,13 @@ import pytest
 from vboard_fixtures import mpremote
 
 from gulo import board as pins
+from gulo.hx711 import DEFAULT_COUNTS_PER_G
 from nest.errors import NestError
 from nest.world import DEFAULT_MASSES
 
 pytestmark = pytest.mark.board
 
-COUNTS_PER_G = 420.0  # the virtual HX711's scale (docs/virtual-board.md)
+COUNTS_PER_G = DEFAULT_COUNTS_PER_G  # the virtual HX711's scale (docs/virtual-board.md)
 
 # A bit-banged HX711 driver as boards use it (after robert-hh's hx711_gpio): wait for DOUT low,
 # 24 data pulses plus 1 gain pulse (channel A, gain 128), interrupts off around each pulse.

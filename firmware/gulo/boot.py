@@ -10,13 +10,13 @@ import time
 
 from gulo import sounds, storeread
 from gulo.gamestore import GameStore, Settings, borrow
-from gulo.hx711 import Scale
+from gulo.hx711 import DEFAULT_COUNTS_PER_G, Scale
 from gulo.ledview import LedView, brightness_cap
 from gulo.turnflow import TurnFlow
 from gulo.weigher import DEFAULT_MASSES, Weigher
 
 CONFIG = {"players": 2, "variant": "standard", "volume": 50, "brightness": 100}
-CALIBRATION = {"offset": 0, "counts_per_g": 420.0, "masses": DEFAULT_MASSES}
+CALIBRATION = {"offset": 0, "counts_per_g": DEFAULT_COUNTS_PER_G, "masses": DEFAULT_MASSES}
 
 
 def build(nest, data, hw):

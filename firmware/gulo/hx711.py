@@ -188,10 +188,17 @@ class Silence:
         return False
 
 
+# An uncalibrated nest's scale, from the datasheets (firmware/HARDWARE.md, "The scale factor an
+# uncalibrated nest should start from"): a 1.0 mV/V cell (TAL220) at gain 128 over the HX711's
+# ratiometric +-0.5 x AVDD / GAIN full scale in 2**24 counts, 1 kg capacity: 1e-3 x 128 x 2**24 /
+# 1000 g = 2,147 counts/g (+-15 % with the cell's rated output). The virtual board's cell uses it too.
+DEFAULT_COUNTS_PER_G = 2147.0
+
+
 class Scale:
     """Raw counts to grams: `offset` counts at zero load, `counts_per_g` from the calibration."""
 
-    def __init__(self, counts_per_g=420.0, offset=0):
+    def __init__(self, counts_per_g=DEFAULT_COUNTS_PER_G, offset=0):
         self.counts_per_g = counts_per_g
         self.offset = offset
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import serial
 
+from gulo.hx711 import DEFAULT_COUNTS_PER_G
 from nest.boardlink import DEFAULT_BAUD, BoardLink
 from nest.deploy import FIRMWARE, build, mpy_cross_version, sync
 from nest.errors import NestError
@@ -251,7 +252,7 @@ def write_junit(report, path):
 
 # -- nest test --hardware ----------------------------------------------------------------------
 QUIET_G = 1.0            # rms at rest above this: a loose wire, a noisy supply, a cell touching
-COUNTS_PER_G = 420.0     # the default calibration (gulo.app); only the noise figure depends on it
+COUNTS_PER_G = DEFAULT_COUNTS_PER_G  # the uncalibrated scale; only the noise figure depends on it
 
 HW_SETUP = """
 import time, json

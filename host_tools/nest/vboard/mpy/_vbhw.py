@@ -16,7 +16,8 @@ REED = _cfg.get("REED", -1)
 SCK = _cfg.get("HX711_SCK", -1)
 DOUTS = tuple(_cfg.get("HX711_DOUT", ()))
 HX711_OFFSET = _cfg.get("hx711_offset", 30000)
-HX711_COUNTS_PER_G = _cfg.get("hx711_counts_per_g", 420.0)
+# A 1 mV/V cell at gain 128: the firmware's uncalibrated default (gulo.hx711.DEFAULT_COUNTS_PER_G)
+HX711_COUNTS_PER_G = _cfg.get("hx711_counts_per_g", 2147.0)
 HX711_SPS = _cfg.get("hx711_sps", 80)
 # The datasheet's 60 us, scaled: this VM runs pin-level Python some 30x slower than an ESP32 at
 # 160 MHz (a bit-banged SCK pulse takes 20-40 us here), so a pulse must stay high 2 ms of board
