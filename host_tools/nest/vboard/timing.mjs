@@ -1,0 +1,173 @@
+// ESP32 timing for the virtual board: a board clock that runs at the speed an ESP32 would, and
+// a pacer that holds the VM back so the wall clock (the world, the serial line, the watchdog)
+// keeps up with that board clock. See docs/virtual-board.md, "Where it is an ESP32 and where it
+// is not", for every figure below and the test that keeps it true.
+//
+// What costs what on the board clock:
+// - the firmware's own bytecode: the host CPU time it took here, times FACTOR (how much slower an
+//   ESP32 runs MicroPython bytecode than this VM, calibrated with pystone, below);
+// - the shims (machine.Pin, PWM, bitstream, sleeps, the simulated world: C or hardware on the
+//   ESP32, Python here): their host time is left out, and each call is charged what the ESP32's C
+//   call costs (PIN_CALL_US), plus the hardware's own time (NeoPixel bits, flash program/erase);
+// - sleeps: the time slept.
+// Host CPU time is process.cpuUsage() capped by the wall time of the same step (it counts
+// Node's other threads too; a preempted step counts only what really ran).
+
+// ---- CPU: calibrated on pystone (micropython-pystone_lowmem 3.4.2-4 from PyPI) ----
+// ESP32 @ 240 MHz, official MicroPython v1.12 image: 1661 pystones/s, the same pystone_lowmem
+// run with 500 passes (micropython/micropython issue #5673, "499 VS 1661?", 2020-02-20).
+export const ESP32_PYSTONES = 1661;
+// The factor, calibrated on this board (2-core shared x86-64, Node 20.20) by running that pystone
+// on it and correcting the factor until the board scores 1661 (`.venv/bin/python
+// tools/bench_timing.py --calibrate`, 2026-11-23: factors 1 -> 10.75 -> 10.21 -> 10.52 -> 10.3,
+// scoring 17,857 / 1,577 / 1,712 / 1,628 pystones/s, median of 5 runs each, run-to-run +-15 %).
+// The VM here runs bytecode ~10x faster than the ESP32, with the board's polling hooks on.
+export const FACTOR = 10.4; // one host CPU us of the firmware's bytecode = 10.4 ESP32 us
+
+// ---- the C side of a machine call (Pin.value, PWM.duty_u16, ...) on the ESP32 ----
+// Not a published figure: an estimate. A call into a C method costs the ESP32 about a third of a
+// Python function call; a pystone pass (1661/s: 602 us) makes some 100 calls and attribute
+// lookups.
+export const PIN_CALL_US = 2;
+
+// ---- WS2812B NeoPixels: 24 bits per LED at 800 kHz (1.25 us a bit) = 30 us per LED ----
+// (Worldsemi WS2812B datasheet, "Data transfer time": TH+TL = 1.25 us +-600 ns). The ESP32
+// port's machine.bitstream sends them with the CPU waiting (ports/esp32/machine_bitstream.c).
+export const WS2812_US_PER_BYTE = 8 * 1.25;
+
+// ---- SPI NOR flash of the WROOM-32 module (W25Q32JV family), littlefs on top ----
+// Winbond W25Q32JV datasheet (rev. H), AC electrical characteristics: page program tPP typ
+// 0.4 ms / max 3 ms (256-byte pages), sector erase tSE typ 45 ms / max 400 ms (4 KB sectors).
+export const FLASH_PAGE = 256, FLASH_SECTOR = 4096;
+export const FLASH_COSTS = {
+  typ: { page_us: 400, sector_us: 45000 },
+  max: { page_us: 3000, sector_us: 400000 },
+};
+
+// littlefs's write pattern, per open file: copy-on-write, so every 4 KB block a file's data enters
+// is erased before it is programmed; data is programmed page by page as it fills; closing the file
+// programs the last partial page and appends one commit to the directory's metadata pair (one
+// page). A rename or a remove is one metadata commit. (littlefs DESIGN.md, "Metadata pairs" and
+// "CTZ skip-lists"; the metadata pair's compaction, an erase every few dozen commits, is left out.)
+export class FlashCost {
+  constructor(costs) {
+    this.costs = costs;
+    this.open = new Map(); // fd -> bytes written since it was opened
+    this.count = { pages: 0, sectors: 0 };
+  }
+
+  _charge(pages, sectors) {
+    this.count.pages += pages;
+    this.count.sectors += sectors;
+    return pages * this.costs.page_us + sectors * this.costs.sector_us;
+  }
+
+  // us the ESP32 spends writing `bytes` more to file `fd`
+  write(fd, bytes) {
+    const before = this.open.get(fd) || 0, after = before + bytes;
+    this.open.set(fd, after);
+    const sectors = Math.ceil(after / FLASH_SECTOR) - Math.ceil(before / FLASH_SECTOR);
+    const pages = Math.floor(after / FLASH_PAGE) - Math.floor(before / FLASH_PAGE);
+    return this._charge(pages, sectors);
+  }
+
+  // us for closing `fd` (0 when nothing was written through it)
+  close(fd) {
+    if (!this.open.has(fd)) return 0;
+    const written = this.open.get(fd);
+    this.open.delete(fd);
+    return this._charge((written % FLASH_PAGE ? 1 : 0) + 1, 0);
+  }
+
+  // a rename or a remove: one metadata commit
+  commit() { return this._charge(1, 0); }
+}
+
+// The board clock and the pacer. `wait(ms)` blocks the thread (the board passes one that still
+// lets Ctrl-C, the watchdog and control requests in).
+export class Esp32Clock {
+  constructor({ factor = FACTOR, flash = "typ", wait }) {
+    this.factor = factor;
+    this.flash = new FlashCost(FLASH_COSTS[flash]);
+    this.wait = wait;
+    this.boardUs = 0;     // the board clock
+    this.origin = 0;      // wall us at which board time 0 would have been, while running
+    this.depth = 0;       // shims in progress (a Signal calls a Pin: they nest)
+    this.cpu = 0;
+    this.wall = 0;
+    // what the clock was made of, for {"op":"timing"} and tools/bench_timing.py
+    this.stats = { firmware_host_us: 0, firmware_us: 0, shim_host_us: 0, shim_us: 0, io_us: 0,
+      slept_us: 0, stalled_us: 0, behind_us: 0, shim_calls: 0, leds: 0 };
+  }
+
+  // host CPU us since the last mark, capped by the wall time of the same step
+  _step() {
+    const u = process.cpuUsage(), cpu = u.user + u.system, wall = performance.now() * 1000;
+    const d = this.wall ? Math.max(0, Math.min(cpu - this.cpu, wall - this.wall)) : 0;
+    this.cpu = cpu;
+    this.wall = wall;
+    return d;
+  }
+
+  // Python starts running (a REPL byte, a file, the pin service): what came before was not the
+  // board's work, and the wall clock is lined up with the board clock.
+  resume() {
+    this._step();
+    this.depth = 0; // a shim left by an exception (Ctrl-C) is over
+    this.origin = this.wall - this.boardUs;
+  }
+
+  // account the time since the last mark as the firmware's (or as a shim's, inside one)
+  account() {
+    const d = this._step();
+    if (this.depth) { this.stats.shim_host_us += d; return; }
+    this.stats.firmware_host_us += d;
+    this.stats.firmware_us += d * this.factor;
+    this.boardUs += d * this.factor;
+  }
+
+  shimIn() { this.account(); this.depth++; this.stats.shim_calls++; }
+
+  shimOut(costUs) {
+    this.account();
+    this.depth = Math.max(0, this.depth - 1);
+    if (this.depth) return; // the outer call is the one the ESP32 makes
+    this.boardUs += costUs;
+    this.stats.shim_us += costUs;
+  }
+
+  // hardware time the ESP32 spends in a call (flash, LEDs, a busy wait)
+  charge(us) { this.boardUs += us; this.stats.io_us += us; }
+
+  leds(bytes) { this.stats.leds += bytes / 3; this.charge(bytes * WS2812_US_PER_BYTE); }
+
+  slept(us) { this._step(); this.boardUs += us; this.stats.slept_us += us; }
+
+  // How far the board clock is ahead of the wall clock (us; negative: the host was slower).
+  lag() { return this.boardUs - (performance.now() * 1000 - this.origin); }
+
+  // Hold the VM until the wall clock has caught up with the board clock. When the host was the
+  // slower one (a shim, host preemption), the board may run ahead again by at most BEHIND_US of it,
+  // so a slow shim's time is made up by the firmware's next stretch, not forgotten or piled up.
+  pace() {
+    this.account();
+    let lag = this.lag();
+    if (lag < -BEHIND_US) { this.stats.behind_us += -lag - BEHIND_US; this.origin -= -lag - BEHIND_US; lag = -BEHIND_US; }
+    if (lag < STALL_MIN_US) return;
+    const t = performance.now();
+    this.wait(lag / 1000);
+    this.stats.stalled_us += (performance.now() - t) * 1000;
+    this._step(); // the stall is no one's CPU
+  }
+
+  snapshot() {
+    return { board_us: Math.round(this.boardUs), factor: this.factor, flash: { ...this.flash.count },
+      ...Object.fromEntries(Object.entries(this.stats).map(([k, v]) => [k, Math.round(v)])) };
+  }
+}
+
+// Below this the VM is not held back: each stall costs a wake-up and leaves the CPU's caches
+// cold, which slows the firmware's next stretch (counted, stretched: pystone scored 514 instead of
+// 1661 with a stall every 0.5 ms). Fewer, longer stalls; the board runs ahead by 2 ms at most.
+export const STALL_MIN_US = 2000;
+export const BEHIND_US = 5000;

@@ -1,0 +1,191 @@
+"""The virtual board's ESP32 timing, shown: what a CPU-bound loop, a 4 KB file write and a
+25-LED NeoPixel write cost on the board's clock, beside --timing host, and what the model
+(host_tools/nest/vboard/timing.mjs) says they should cost.
+
+    .venv/bin/python tools/bench_timing.py              # the three workloads, both timings
+    .venv/bin/python tools/bench_timing.py --calibrate  # re-derive timing.mjs's FACTOR with pystone
+
+--calibrate runs micropython-pystone_lowmem 3.4.2-4 (fetched from PyPI, checked by its sha256,
+kept in build/pystone/; the same benchmark as the published ESP32 figure, 1661 pystones/s,
+micropython issue #5673) on a board whose clock counts host time 1:1, and prints the factor;
+then runs it at the calibrated factor, where the board should score about 1661.
+"""
+
+import argparse
+import hashlib
+import io
+import json
+import statistics
+import subprocess
+import sys
+import tarfile
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "host_tools"))
+
+from nest.vboard import VirtualBoard  # noqa: E402
+
+MPREMOTE = Path(sys.executable).with_name("mpremote")
+PYSTONE_URL = ("https://files.pythonhosted.org/packages/2b/e9/cd38fe0fe0024193e6b8132b8c370c28ccd4bd8fae92dd5ae"
+               "3b54d08768f/micropython-pystone_lowmem-3.4.2-4.tar.gz")
+PYSTONE_SHA256 = "3d5cd43a7b21539d55ad5de85a273c4c4025296a78525774b1583e22b6cd1c5c"
+ESP32_PYSTONES = 1661  # micropython/micropython issue #5673: v1.12, ESP32 @ 240 MHz, 500 passes
+PASSES = 500
+
+# The same model numbers as timing.mjs (read from it, never retyped)
+TIMING_MJS = ROOT / "host_tools" / "nest" / "vboard" / "timing.mjs"
+
+LOOP = """
+import time
+t = time.ticks_us()
+n = 0
+for i in range(20000):
+    n += i
+print(json.dumps({"us": time.ticks_diff(time.ticks_us(), t)}))
+"""
+WRITE = """
+import time
+d = b"x" * 4096
+t = time.ticks_us()
+f = open("bench.bin", "wb")
+f.write(d)
+f.close()
+print(json.dumps({"us": time.ticks_diff(time.ticks_us(), t)}))
+"""
+LEDS = """
+import time, machine, neopixel
+np = neopixel.NeoPixel(machine.Pin(LEDS_PIN), 25)
+np.fill((10, 20, 30))
+t = time.ticks_us()
+np.write()
+print(json.dumps({"us": time.ticks_diff(time.ticks_us(), t)}))
+"""
+
+
+def model_constants():
+    """FACTOR's parts, the flash and LED figures, as timing.mjs has them."""
+    node = (f"import('{TIMING_MJS.as_uri()}').then(m => console.log(JSON.stringify({{factor: m.FACTOR, "
+            "flash: m.FLASH_COSTS, led_byte_us: m.WS2812_US_PER_BYTE, pin_us: m.PIN_CALL_US})))")
+    return json.loads(subprocess.run(["node", "-e", node], check=True, capture_output=True, text=True).stdout)
+
+
+def exec_on(board, code):
+    out = subprocess.run([str(MPREMOTE), "connect", board.port, "exec", "import json\n" + code], check=True,
+                         capture_output=True, text=True, timeout=300).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def clock(board):
+    return board.board_request({"op": "timing"})["clock"] or {}
+
+
+def measured(board, code, rounds):
+    """Median board-clock cost of `code` (its own ticks_us) and the clock's parts of that run."""
+    runs = []
+    for _ in range(rounds):
+        before = clock(board)
+        us = exec_on(board, code)["us"]
+        after = clock(board)
+        runs.append((us, {k: v - before.get(k, 0) for k, v in after.items() if isinstance(v, (int, float))}))
+    runs.sort(key=lambda r: r[0])
+    return runs[len(runs) // 2]
+
+
+def workloads(rounds):
+    from nest.vboard.launcher import pin_map
+    leds_pin = pin_map()["LEDS"]
+    m = model_constants()
+    flash = m["flash"]["typ"]
+    # littlefs's pattern for 4096 B into a new file: 1 sector erased, 16 pages, the close's commit
+    write_model = flash["sector_us"] + 16 * flash["page_us"] + flash["page_us"]
+    leds_model = 25 * 3 * m["led_byte_us"]
+    rows = []
+    for name, code, io_model in (("CPU-bound loop, 20,000 additions", LOOP, 0),
+                                 ("4 KB file write (open, write, close)", WRITE, write_model),
+                                 ("25-LED NeoPixel write", LEDS.replace("LEDS_PIN", str(leds_pin)),
+                                  leds_model)):
+        host = esp = parts = None
+        for timing in ("host", "esp32"):
+            with VirtualBoard(baud=0, timing=timing) as board:
+                exec_on(board, code)  # once to warm up (imports, first-time compile)
+                us, d = measured(board, code, rounds)
+            if timing == "host":
+                host = us
+            else:
+                esp, parts = us, d
+        rows.append({"what": name, "host_us": host, "esp32_us": esp, "model_io_us": io_model,
+                     "clock_io_us": parts.get("io_us", 0)})
+    return m, rows
+
+
+def pystone_source():
+    cache = ROOT / "build" / "pystone" / "pystone_lowmem.py"
+    if not cache.exists():
+        data = urllib.request.urlopen(PYSTONE_URL, timeout=60).read()
+        if hashlib.sha256(data).hexdigest() != PYSTONE_SHA256:
+            raise SystemExit(f"{PYSTONE_URL}: sha256 mismatch, not the published package")
+        member = "micropython-pystone_lowmem-3.4.2-4/pystone_lowmem.py"
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_bytes(tarfile.open(fileobj=io.BytesIO(data)).extractfile(member).read())
+    return cache
+
+
+def pystone_runs(factor, runs):
+    """pystones/s as the board's own ticks_ms see them, and the firmware host us per run."""
+    src = pystone_source()
+    scores, host_us = [], []
+    with VirtualBoard(baud=0, timing="esp32", timing_factor=factor) as board:
+        subprocess.run([str(MPREMOTE), "connect", board.port, "fs", "cp", str(src), ":pystone_lowmem.py"],
+                       check=True, capture_output=True, timeout=120)
+        code = (f"import pystone_lowmem\nt, s = pystone_lowmem.pystones({PASSES})\n"
+                "print(json.dumps({'us': t * 1000, 'score': s}))")
+        for i in range(runs):
+            before = clock(board)
+            r = exec_on(board, code)
+            after = clock(board)
+            if i >= 2:  # the first runs are the VM's cold code
+                scores.append(r["score"])
+                host_us.append(after["firmware_host_us"] - before["firmware_host_us"])
+    return scores, host_us
+
+
+def calibrate(runs, rounds=3):
+    """FACTOR by fixed-point iteration: the VM's speed here depends a little on the factor itself
+    (the pacer's stalls leave caches cold), so the board runs pystone at a factor, the factor is
+    corrected by how far its score is off the ESP32's, and again."""
+    m = model_constants()
+    factor = 1.0
+    for _ in range(rounds + 1):
+        scores, host_us = pystone_runs(factor, runs)
+        score = statistics.median(scores)
+        print(f"factor {factor:5.2f}: the board scores median {score:,.0f} pystones/s "
+              f"({', '.join(str(s) for s in scores)}); host CPU of the firmware per run median "
+              f"{statistics.median(host_us) / 1000:.1f} ms")
+        factor *= score / ESP32_PYSTONES
+    print(f"calibrated factor {factor:.1f} (timing.mjs has {m['factor']:.1f}); the ESP32's published "
+          f"{ESP32_PYSTONES} pystones/s")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calibrate", action="store_true", help="re-derive FACTOR with pystone (PyPI)")
+    ap.add_argument("--rounds", type=int, default=5, help="runs per workload (median reported)")
+    args = ap.parse_args()
+    if args.calibrate:
+        calibrate(args.rounds + 2)
+        return
+    m, rows = workloads(args.rounds)
+    print(f"factor {m['factor']:.1f}, flash typ {m['flash']['typ']}, {m['led_byte_us']} us per LED byte, "
+          f"{m['pin_us']} us per machine call")
+    print("| workload | --timing host | --timing esp32 | model: host x factor + I/O "
+          "| of which I/O (model / board clock) |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        model = r["host_us"] * m["factor"] + r["model_io_us"]
+        print(f"| {r['what']} | {r['host_us'] / 1000:.2f} ms | {r['esp32_us'] / 1000:.2f} ms | "
+              f"{model / 1000:.2f} ms | {r['model_io_us'] / 1000:.2f} / {r['clock_io_us'] / 1000:.2f} ms |")
+
+if __name__ == "__main__":
+    main()
