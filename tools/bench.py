@@ -33,12 +33,12 @@ def _weigher(mod, a):
 
 def _firmware(mod, a):
     if a.quick:
-        return mod.run(trials=a.trials, boots=1, idle_s=1.0)
-    return mod.run(trials=a.trials, boots=5, idle_s=10.0)
+        return mod.run(trials=a.trials, boots=1, idle_s=1.0, timing=a.timing)
+    return mod.run(trials=a.trials, boots=5, idle_s=10.0, timing=a.timing)
 
 
 def _deploy(mod, a):
-    return mod.run(runs=1 if a.quick else 3)
+    return mod.run(runs=1 if a.quick else 3, timing=a.timing)
 
 
 # key, title, module, how to call it, what is missing when the module is not there
@@ -190,6 +190,8 @@ def main(argv=None):
                                                  "when writing docs/benchmarks.md, else none)")
     ap.add_argument("--traces", type=int, default=None, help="generated sessions for the weigher (300)")
     ap.add_argument("--trials", type=int, default=None, help="alarm and unplug trials on the board (20)")
+    ap.add_argument("--timing", choices=("esp32", "esp32-worst", "host"), default="esp32",
+                    help="the virtual board's clock, firmware and deploy sections (default: %(default)s)")
     a = ap.parse_args(argv)
     known = {s[0] for s in SECTIONS}
     if a.only and not set(a.only) <= known:

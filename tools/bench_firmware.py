@@ -248,9 +248,9 @@ def fault_trials(board, lines, trials):
     return line_ms, tone_ms, (status.get("fault"), actions)
 
 
-def run(trials=20, boots=5, idle_s=10.0):
+def run(trials=20, boots=5, idle_s=10.0, timing="esp32"):
     rows = []
-    with tempfile.TemporaryDirectory() as tmp, VirtualBoard(baud=0) as board:
+    with tempfile.TemporaryDirectory() as tmp, VirtualBoard(baud=0, timing=timing) as board:
         mpy = compile_gulo(tmp)  # as the heap test builds it
         with serial.Serial(board.port, 115200, timeout=0.05) as port:
             bare_boot = [_reset_to(board, port, b">>> ") for _ in range(boots)]

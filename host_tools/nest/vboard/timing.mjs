@@ -93,6 +93,11 @@ export class Esp32Clock {
     this.boardUs = 0;     // the board clock
     this.origin = 0;      // wall us at which board time 0 would have been, while running
     this.depth = 0;       // shims in progress (a Signal calls a Pin: they nest)
+    // Host us a shim call costs the firmware here beyond a plain Python call (the bridge between
+    // Python and JS, crossed twice each way): measured at start (board.mjs, warmUp), taken off the
+    // firmware's next stretch, since a C call on the ESP32 has no such bridge.
+    this.overheadUs = 0;
+    this.credit = 0;
     this.cpu = 0;
     this.wall = 0;
     // what the clock was made of, for {"op":"timing"} and tools/bench_timing.py
@@ -114,13 +119,18 @@ export class Esp32Clock {
   resume() {
     this._step();
     this.depth = 0; // a shim left by an exception (Ctrl-C) is over
+    this.credit = 0;
     this.origin = this.wall - this.boardUs;
   }
 
   // account the time since the last mark as the firmware's (or as a shim's, inside one)
   account() {
-    const d = this._step();
+    let d = this._step();
     if (this.depth) { this.stats.shim_host_us += d; return; }
+    const bridge = Math.min(d, this.credit);
+    this.credit -= bridge;
+    this.stats.shim_host_us += bridge;
+    d -= bridge;
     this.stats.firmware_host_us += d;
     this.stats.firmware_us += d * this.factor;
     this.boardUs += d * this.factor;
@@ -132,6 +142,7 @@ export class Esp32Clock {
     this.account();
     this.depth = Math.max(0, this.depth - 1);
     if (this.depth) return; // the outer call is the one the ESP32 makes
+    this.credit = Math.min(this.credit + this.overheadUs, 4 * this.overheadUs);
     this.boardUs += costUs;
     this.stats.shim_us += costUs;
   }
@@ -162,6 +173,7 @@ export class Esp32Clock {
 
   snapshot() {
     return { board_us: Math.round(this.boardUs), factor: this.factor, flash: { ...this.flash.count },
+      shim_overhead_us: this.overheadUs,
       ...Object.fromEntries(Object.entries(this.stats).map(([k, v]) => [k, Math.round(v)])) };
   }
 }
