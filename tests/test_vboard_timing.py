@@ -51,7 +51,8 @@ def test_littlefs_pattern_charges_sectors_and_pages():
 
 
 def test_worst_case_flash_and_leds_from_the_datasheets():
-    assert model("m.FLASH_COSTS.max") == {"page_us": 3000, "sector_us": 400000}  # tPP max 3 ms, tSE max 400 ms
+    # W25Q32JV: tPP max 3 ms, tSE max 400 ms
+    assert model("m.FLASH_COSTS.max") == {"page_us": 3000, "sector_us": 400000}
     assert model("m.WS2812_US_PER_BYTE") * 3 == 30  # 24 bits at 800 kHz: 30 us per LED
 
 

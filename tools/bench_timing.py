@@ -5,10 +5,17 @@
     .venv/bin/python tools/bench_timing.py              # the three workloads, both timings
     .venv/bin/python tools/bench_timing.py --calibrate  # re-derive timing.mjs's FACTOR with pystone
 
+    .venv/bin/python tools/bench_timing.py --independent DIR   # perf_bench of a MicroPython checkout
+
 --calibrate runs micropython-pystone_lowmem 3.4.2-4 (fetched from PyPI, checked by its sha256,
-kept in build/pystone/; the same benchmark as the published ESP32 figure, 1661 pystones/s,
-micropython issue #5673) on a board whose clock counts host time 1:1, and prints the factor;
-then runs it at the calibrated factor, where the board should score about 1661.
+kept in build/pystone/; the same benchmark as the published ESP32 figure, 1661 pystones/s at
+240 MHz, micropython issue #5673) after machine.freq(240000000), as that run did, and corrects
+the 240 MHz factor until the board scores 1661.
+
+--independent runs MicroPython's own tests/perf_bench (read from the checkout DIR, a work tree or
+a bare git folder; nothing of it is copied here) at N=100 M=100 on the board at its default
+160 MHz, and sets each score beside the ESP32's published in micropython PR #7850 ("esp32-perf",
+2021-09-24, the ESP32_GENERIC build at its default 160 MHz): workloads the factor was not tuned on.
 """
 
 import argparse
@@ -19,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tarfile
+import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -67,7 +75,8 @@ print(json.dumps({"us": time.ticks_diff(time.ticks_us(), t)}))
 def model_constants():
     """FACTOR's parts, the flash and LED figures, as timing.mjs has them."""
     node = (f"import('{TIMING_MJS.as_uri()}').then(m => console.log(JSON.stringify({{factor: m.FACTOR, "
-            "flash: m.FLASH_COSTS, led_byte_us: m.WS2812_US_PER_BYTE, pin_us: m.PIN_CALL_US})))")
+            "factor240: m.FACTOR_240, flash: m.FLASH_COSTS, led_byte_us: m.WS2812_US_PER_BYTE, "
+            "pin_us: m.PIN_CALL_US})))")
     return json.loads(subprocess.run(["node", "-e", node], check=True, capture_output=True, text=True).stdout)
 
 
@@ -139,7 +148,8 @@ def pystone_runs(factor, runs):
     with VirtualBoard(baud=0, timing="esp32", timing_factor=factor) as board:
         subprocess.run([str(MPREMOTE), "connect", board.port, "fs", "cp", str(src), ":pystone_lowmem.py"],
                        check=True, capture_output=True, timeout=120)
-        code = (f"import pystone_lowmem\nt, s = pystone_lowmem.pystones({PASSES})\n"
+        code = ("import machine, pystone_lowmem\nmachine.freq(240000000)\n"
+                f"t, s = pystone_lowmem.pystones({PASSES})\n"
                 "print(json.dumps({'us': t * 1000, 'score': s}))")
         for i in range(runs):
             before = clock(board)
@@ -156,23 +166,71 @@ def calibrate(runs, rounds=3):
     (the pacer's stalls leave caches cold), so the board runs pystone at a factor, the factor is
     corrected by how far its score is off the ESP32's, and again."""
     m = model_constants()
-    factor = 1.0
+    factor = 1.0  # at 240 MHz; the board is given it at its 160 MHz (x 240 / 160)
     for _ in range(rounds + 1):
-        scores, host_us = pystone_runs(factor, runs)
+        scores, host_us = pystone_runs(factor * 240 / 160, runs)
         score = statistics.median(scores)
-        print(f"factor {factor:5.2f}: the board scores median {score:,.0f} pystones/s "
+        print(f"factor at 240 MHz {factor:5.2f}: the board scores median {score:,.0f} pystones/s "
               f"({', '.join(str(s) for s in scores)}); host CPU of the firmware per run median "
               f"{statistics.median(host_us) / 1000:.1f} ms")
         factor *= score / ESP32_PYSTONES
-    print(f"calibrated factor {factor:.1f} (timing.mjs has {m['factor']:.1f}); the ESP32's published "
-          f"{ESP32_PYSTONES} pystones/s")
+    print(f"calibrated factor at 240 MHz {factor:.1f} (timing.mjs has {m['factor240']:.1f}); the ESP32's "
+          f"published {ESP32_PYSTONES} pystones/s")
+
+
+# micropython PR #7850 ("esp32: enable some optimisations", dpgeorge, 2021-09-24): perf_bench
+# scores (higher is faster) of the ESP32_GENERIC build "esp32-perf", N=100 M=100
+PR7850_ESP32 = {"bm_chaos": 244.00, "bm_fannkuch": 71.63, "bm_fft": 2467.62, "bm_float": 3467.35,
+                "bm_hexiom": 31.12, "bm_nqueens": 2232.22, "bm_pidigits": 591.97, "misc_aes": 334.52,
+                "misc_mandel": 1966.91}
+
+
+def _perf_bench_file(checkout, name):
+    """A file of tests/perf_bench from a MicroPython work tree, or a bare git folder's HEAD."""
+    path = Path(checkout) / "tests" / "perf_bench" / name
+    if path.exists():
+        return path.read_text()
+    return subprocess.run(["git", "-C", str(checkout), "show", f"HEAD:tests/perf_bench/{name}"], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def independent(checkout, runs, timing="esp32"):
+    """perf_bench at N=100 M=100 on the board (run-perfbench.py's own recipe: the test, then
+    benchrun.py, then bm_run(100, 100); score = 1e6 * norm / us), median of `runs`."""
+    bench = _perf_bench_file(checkout, "benchrun.py")
+    rows = []
+    with VirtualBoard(baud=0, timing=timing) as board:
+        for name, esp32 in PR7850_ESP32.items():
+            script = _perf_bench_file(checkout, name + ".py") + "\n" + bench + "\nbm_run(100, 100)\n"
+            with tempfile.TemporaryDirectory() as tmp:
+                f = Path(tmp) / "bm.py"
+                f.write_text(script)
+                scores = []
+                for _ in range(runs):
+                    out = subprocess.run([str(MPREMOTE), "connect", board.port, "run", str(f)], check=True,
+                                         capture_output=True, text=True, timeout=600).stdout.split()
+                    scores.append(1e6 * int(out[1]) / int(out[0]))
+            score = statistics.median(scores)
+            rows.append((name, score, esp32))
+            print(f"{name}: board {score:.1f} (runs {', '.join(f'{x:.1f}' for x in scores)}), ESP32 {esp32}: "
+                  f"ratio {score / esp32:.2f}", flush=True)
+    ratios = [b / e for _, b, e in rows]
+    print(f"board / ESP32 over {len(rows)} workloads: median {statistics.median(ratios):.2f}, "
+          f"min {min(ratios):.2f}, max {max(ratios):.2f}")
+    return rows
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calibrate", action="store_true", help="re-derive FACTOR with pystone (PyPI)")
+    ap.add_argument("--independent", metavar="DIR",
+                    help="perf_bench of the MicroPython checkout DIR vs PR #7850")
+    ap.add_argument("--timing", default="esp32", help="with --independent: the board's timing")
     ap.add_argument("--rounds", type=int, default=5, help="runs per workload (median reported)")
     args = ap.parse_args()
+    if args.independent:
+        independent(args.independent, args.rounds, args.timing)
+        return
     if args.calibrate:
         calibrate(args.rounds + 2)
         return

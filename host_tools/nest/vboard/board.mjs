@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
 import { MP, mapErrno } from "./errno.mjs";
 import { FlashMirror, loadFlashDir, restore, snapshot, wouldOverflow } from "./flash.mjs";
-import { Esp32Clock, PIN_CALL_US } from "./timing.mjs";
+import { DEFAULT_MHZ, Esp32Clock, PIN_CALL_US } from "./timing.mjs";
 import v8 from "node:v8";
 
 const require = createRequire(import.meta.url);
@@ -381,6 +381,7 @@ const jsApi = {
   },
   // ESP32 timing: the shims bracket their own work (C on the ESP32), charged `calls` C calls
   timed: () => (clock ? 1 : 0),
+  cpu_mhz: (mhz) => clock.setMhz(mhz),
   shim_in: () => { clock.shimIn(); clock.pace(); },
   shim_out: (calls) => { clock.shimOut(calls * PIN_CALL_US); },
   // Blocks without spinning; returns 1 early if input or a control request came (the caller
@@ -449,6 +450,7 @@ async function newVm(snap) {
   for (const [name, data] of SHIMS) FS.writeFile("/.vb/" + name, data);
   vm.registerJsModule("_vbjs", jsApi);
   board.vm = vm;
+  if (clock) clock.setMhz(DEFAULT_MHZ); // machine.freq() of a new VM says 160 MHz
   // not counted as "in the VM": the hooks must not land a Ctrl-C or a reset inside the shims' set-up
   vm.runPython("import sys\nsys.path.insert(0, '/.vb')\nimport _vbboot\n_vbboot.install()\nsys.path.pop(0)\ndel sys");
   vm.runPython("import gc\ngc.collect()\nimport _vbjs\n_vbjs.mem_base(gc.mem_alloc())\ndel gc, _vbjs");

@@ -308,6 +308,14 @@ def _time_shims():
     g = globals()
     for name in ("bitstream", "time_pulse_us", "unique_id", "reset_cause"):
         g[name] = timed(g[name])
+    set_freq = g["freq"]
+
+    def cpu_freq(f=None):
+        r = set_freq(f)
+        if f is not None:
+            _vbjs.cpu_mhz(f // 1000000)  # bytecode runs at the new clock's speed
+        return r
+    g["freq"] = timed(cpu_freq)
 
 
 if _vbjs.timed():
