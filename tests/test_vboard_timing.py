@@ -123,3 +123,28 @@ def test_neopixel_write_is_charged_30_us_per_led(vboard_factory):
     after = clock(board)
     assert after["leds"] - before["leds"] == 25
     assert after["io_us"] - before["io_us"] == 25 * 30
+
+
+def test_machine_calls_are_charged_as_c_calls_and_their_python_left_out(vboard_factory):
+    # machine.Pin is C on the ESP32: each call is charged PIN_CALL_US, the shim's Python is not
+    # stretched (it goes to shim_host_us)
+    board = vboard_factory(timing="esp32")
+    pin_us = model("m.PIN_CALL_US")
+    before = clock(board)
+    exec_json(board, f"from machine import Pin\np = Pin({pin_map()['LEDS']}, Pin.OUT)\n"
+                     "for i in range(500):\n    p.value(i & 1)\nprint(json.dumps({}))")
+    after = clock(board)
+    calls = after["shim_calls"] - before["shim_calls"]
+    assert 500 <= calls <= 510  # the loop's calls, Pin() and its init
+    assert after["shim_us"] - before["shim_us"] == pytest.approx(calls * pin_us, abs=pin_us * 2)
+    assert after["shim_host_us"] > before["shim_host_us"]
+
+
+def test_machine_freq_sets_the_bytecode_speed(vboard_factory):
+    # ESP32_GENERIC boots at 160 MHz (the factor); machine.freq(240 MHz) makes bytecode 1.5x faster
+    board = vboard_factory(timing="esp32")
+    factor = model("m.FACTOR")
+    assert clock(board)["factor"] == pytest.approx(factor)
+    exec_json(board, "import machine\nmachine.freq(240000000)\nprint(json.dumps({}))")
+    assert clock(board)["factor"] == pytest.approx(factor * 160 / 240)
+    assert clock(board)["factor"] == pytest.approx(model("m.FACTOR_240"))
