@@ -18,8 +18,7 @@ import { fileURLToPath } from "node:url";
 import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
 import { MP, mapErrno } from "./errno.mjs";
 import { FlashMirror, loadFlashDir, restore, snapshot, wouldOverflow } from "./flash.mjs";
-import { DEFAULT_MHZ, Esp32Clock, PIN_CALL_US } from "./timing.mjs";
-import v8 from "node:v8";
+import { DEFAULT_MHZ, Esp32Clock, PIN_CALL_US, compileEagerly, warmUp } from "./timing.mjs";
 
 const require = createRequire(import.meta.url);
 const { ringCreate, ringRead } = require("./ring.cjs");
@@ -40,6 +39,7 @@ const worker = new Worker(path.join(HERE, "input_worker.cjs"),
   { workerData: { serial: serialRing, control: controlRing, signal: signalSab } });
 
 // ---- ESP32 timing (timing.mjs): null with --timing host, the VM's own speed ----
+if (cfg.timing !== "host") compileEagerly();
 const clock = cfg.timing === "host" ? null
   : new Esp32Clock({ factor: cfg.timing_factor || undefined, flash: cfg.timing === "esp32-worst" ? "max" : "typ", wait: stallMs });
 // The VM held back so the wall clock catches up with the ESP32 clock; input, control requests,
@@ -56,49 +56,6 @@ function stallMs(ms) {
     Atomics.wait(sig, 0, s, left);
   }
 }
-// Node compiles the VM's WebAssembly lazily and tiers hot functions up while it runs: code run for
-// the first time is 3-6x slower (pystone_lowmem, 500 passes: 35 ms cold, 10-11 ms warm), and that
-// would be stretched too. On the ESP32 clock every function is compiled at load and a throwaway VM
-// runs the interpreter's common paths first (the compiled code is shared by all later VMs).
-if (cfg.timing !== "host") v8.setFlagsFromString("--no-wasm-lazy-compilation");
-async function warmUp() {
-  const vm = await loadMicroPython({ heapsize: 160 * 1024, stdout: () => {}, stderr: () => {}, linebuffer: false });
-  vm.runPython(WARM_UP);
-  // the bridge's cost of a shim call: a bracketed no-op against a plain Python no-op, median of 9
-  const scratch = new Esp32Clock({ wait: () => {} });
-  vm.registerJsModule("_vbjs", { shim_in: () => scratch.shimIn(), shim_out: (n) => scratch.shimOut(n) });
-  vm.runPython("import _vbjs\nsi, so = _vbjs.shim_in, _vbjs.shim_out\ndef plain(): pass\ndef timed():\n    si()\n    so(0)");
-  const cpu = (code) => { const c = process.cpuUsage(); vm.runPython(code); const d = process.cpuUsage(c); return d.user + d.system; };
-  const n = 3000, costs = [];
-  for (let i = 0; i < 9; i++) {
-    const plain = cpu(`for i in range(${n}): plain()`), timed = cpu(`for i in range(${n}): timed()`);
-    costs.push((timed - plain) / n);
-  }
-  costs.sort((a, b) => a - b);
-  clock.overheadUs = Math.max(0, costs[4]);
-}
-const WARM_UP = `
-class C:
-    def __init__(self, n): self.n = n
-    def m(self, k): return self.n + k
-def f(a, b=2, *args, **kw): return a * b
-d = {}
-for r in range(60):
-    s = 0
-    for i in range(300):
-        c = C(i)
-        s += c.m(i) + f(i) + f(i, b=3)
-        d[i % 17] = str(i) + "x"
-        try:
-            if i % 50 == 0: raise ValueError(i)
-        except ValueError as e:
-            s -= 1
-    l = [x * 2 for x in range(100) if x & 1]
-    t = "%d %s" % (s, l[3])
-    b = bytearray(64)
-    b[3] = s & 255
-`;
-
 // The ESP32's file system cost (flash program/erase, littlefs's pattern) for the file syscalls
 // that reach the flash; the host's own time for them is left out like a shim's.
 function flashTimed(f, self, a, cost) {
@@ -748,5 +705,5 @@ process.on("uncaughtException", (e) => {
 
 board.files = loadFlashDir(cfg.flash_dir);
 mirror = cfg.flash_dir ? new FlashMirror(cfg.flash_dir) : null;
-if (clock) await warmUp();
+if (clock) await warmUp(loadMicroPython, clock);
 await boot("power", PWRON_RESET);

@@ -12,6 +12,7 @@
 // - sleeps: the time slept.
 // Host CPU time is process.cpuUsage() capped by the wall time of the same step (it counts
 // Node's other threads too; a preempted step counts only what really ran).
+import v8 from "node:v8";
 
 // ---- CPU: calibrated on pystone (micropython-pystone_lowmem 3.4.2-4 from PyPI) ----
 // ESP32 @ 240 MHz, official MicroPython v1.12 image: 1661 pystones/s, the same pystone_lowmem
@@ -197,3 +198,49 @@ export class Esp32Clock {
 // 1661 with a stall every 0.5 ms). Fewer, longer stalls; the board runs ahead by 2 ms at most.
 export const STALL_MIN_US = 2000;
 export const BEHIND_US = 5000;
+
+// Node compiles the VM's WebAssembly lazily and tiers hot functions up while it runs: code run for
+// the first time is 3-6x slower (pystone_lowmem, 500 passes: 35 ms cold, 10-11 ms warm), and that
+// would be stretched too. So every function is compiled at load (before the VM is), and a
+// throwaway VM runs the interpreter's common paths first (the compiled code is shared by all
+// later VMs); it also measures the bridge's cost of a shim call (Esp32Clock.overheadUs).
+export function compileEagerly() { v8.setFlagsFromString("--no-wasm-lazy-compilation"); }
+
+export async function warmUp(loadMicroPython, clock) {
+  const vm = await loadMicroPython({ heapsize: 160 * 1024, stdout: () => {}, stderr: () => {}, linebuffer: false });
+  vm.runPython(WARM_UP);
+  // a bracketed no-op against a plain Python no-op, median of 9
+  const scratch = new Esp32Clock({ wait: () => {} });
+  vm.registerJsModule("_vbjs", { shim_in: () => scratch.shimIn(), shim_out: (n) => scratch.shimOut(n) });
+  vm.runPython("import _vbjs\nsi, so = _vbjs.shim_in, _vbjs.shim_out\ndef plain(): pass\ndef timed():\n    si()\n    so(0)");
+  const cpu = (code) => { const c = process.cpuUsage(); vm.runPython(code); const d = process.cpuUsage(c); return d.user + d.system; };
+  const n = 3000, costs = [];
+  for (let i = 0; i < 9; i++) {
+    const plain = cpu(`for i in range(${n}): plain()`), timed = cpu(`for i in range(${n}): timed()`);
+    costs.push((timed - plain) / n);
+  }
+  costs.sort((a, b) => a - b);
+  clock.overheadUs = Math.max(0, costs[4]);
+}
+
+const WARM_UP = `
+class C:
+    def __init__(self, n): self.n = n
+    def m(self, k): return self.n + k
+def f(a, b=2, *args, **kw): return a * b
+d = {}
+for r in range(60):
+    s = 0
+    for i in range(300):
+        c = C(i)
+        s += c.m(i) + f(i) + f(i, b=3)
+        d[i % 17] = str(i) + "x"
+        try:
+            if i % 50 == 0: raise ValueError(i)
+        except ValueError as e:
+            s -= 1
+    l = [x * 2 for x in range(100) if x & 1]
+    t = "%d %s" % (s, l[3])
+    b = bytearray(64)
+    b[3] = s & 255
+`;
