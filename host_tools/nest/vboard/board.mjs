@@ -43,12 +43,14 @@ if (cfg.timing !== "host") compileEagerly();
 const clock = cfg.timing === "host" ? null
   : new Esp32Clock({ factor: cfg.timing_factor || undefined, flash: cfg.timing === "esp32-worst" ? "max" : "typ", wait: stallMs });
 // The VM held back so the wall clock catches up with the ESP32 clock; input, control requests,
-// the watchdog and a scheduled power cut still land meanwhile, as in a sleep.
+// the watchdog and a scheduled power cut still land meanwhile, as in a sleep. A Ctrl-C is an
+// interrupt only while Python runs: after a REPL byte, it waits for the REPL like any byte (else
+// the next command, e.g. a deploy's, would start with a KeyboardInterrupt).
 function stallMs(ms) {
   const end = performance.now() + ms;
   for (;;) {
     const s = Atomics.load(sig, 0);
-    if (s !== seenSig) drainInputs(true);
+    if (s !== seenSig) drainInputs(board.inVm > 0);
     checkWdt();
     checkCut();
     const left = end - performance.now();
