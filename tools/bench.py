@@ -201,6 +201,11 @@ def render(rows, date, plot_rel=None, quick=False, plot_path=None):
                       "detector's event; top the weigher, bottom the max-min window. Redraw: "
                       f"`.venv/bin/python -m nest.weighplot --seed {seed} --out {plot_path or plot_rel}`.",
                       ""]
+        both = any("[ESP32 timing]" in r["figure"] for r in rows if r["section"] == title)
+        if both:
+            lines += ["Each figure twice: [ESP32 timing] on the board's ESP32 clock (docs/virtual-board.md, "
+                      "\"ESP32 timing\": bytecode at an ESP32's speed, machine calls, flash writes and LEDs "
+                      "at their datasheet costs), and [--timing host] at the VM's own speed, as before.", ""]
         if title == "Deploy":
             lines += ["Baseline: `mpremote cp -r` of the same built files to a fresh board at the same baud; "
                       "ratio = baseline / `nest deploy` (above 1: `nest deploy` is faster). Details: "

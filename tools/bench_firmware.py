@@ -178,6 +178,13 @@ def row(figure, value, baseline, ratio, budget=None):
     return r
 
 
+def latency_row(figure, values, what, budget_ms=ALARM_BUDGET_MS):
+    """A latency distribution against its budget, its p95 in the budgets table."""
+    text, p95 = dist(values)
+    return row(figure, text, f"budget {budget_ms} ms", f"p95 {p95 / budget_ms:.2f}x",
+               {"limit": f"<= {budget_ms} ms", "measured": p95, "max": budget_ms, "what": what})
+
+
 def _reset_to(board, port, marker, timeout=20.0):
     """Hard reset (EN) to `marker` on the serial line; seconds."""
     port.reset_input_buffer()
@@ -319,16 +326,10 @@ def run(trials=20, boots=5, idle_s=10.0, timing="esp32"):
         # taken from the REPL, since on this port a running app's mem_alloc() counts its garbage.
         heap_game = heap(board, HEAP_BOOT) - shims
     bb, fb = statistics.median(bare_boot) * 1000, statistics.median(fw_boot) * 1000
-    text, p95 = dist(buzz)
-    rows.append(row("pole leaves its seat -> alarm siren on the buzzer (PWM read-back)", text,
-                    f"budget {ALARM_BUDGET_MS} ms", f"p95 {p95 / ALARM_BUDGET_MS:.2f}x",
-                    {"limit": f"<= {ALARM_BUDGET_MS} ms", "measured": p95, "max": ALARM_BUDGET_MS,
-                     "what": "pole -> alarm sound (p95)"}))
-    text, p95 = dist(leds)
-    rows.append(row("pole leaves its seat -> red path flash (LED read-back)", text,
-                    f"budget {ALARM_BUDGET_MS} ms", f"p95 {p95 / ALARM_BUDGET_MS:.2f}x",
-                    {"limit": f"<= {ALARM_BUDGET_MS} ms", "measured": p95, "max": ALARM_BUDGET_MS,
-                     "what": "pole -> alarm LEDs (p95)"}))
+    rows.append(latency_row("pole leaves its seat -> alarm siren on the buzzer (PWM read-back)", buzz,
+                            "pole -> alarm sound (p95)"))
+    rows.append(latency_row("pole leaves its seat -> red path flash (LED read-back)", leds,
+                            "pole -> alarm LEDs (p95)"))
     if flash:
         sectors, pages, io_ms = (sorted(x) for x in zip(*flash))
         med = statistics.median
@@ -340,11 +341,8 @@ def run(trials=20, boots=5, idle_s=10.0, timing="esp32"):
                         {"limit": "reported (inside the alarm's 50 ms)", "max": None,
                          "measured": round(statistics.median(io_ms)),
                          "what": "game-log write on an alarm (ms of flash, median)"}))
-    text, p95 = dist(button_ms)
-    rows.append(row("reveal button pressed -> LEDs show the tile (pin IRQ, 20 ms debounce)", text,
-                    f"budget {ALARM_BUDGET_MS} ms (as the pole's)", f"p95 {p95 / ALARM_BUDGET_MS:.2f}x",
-                    {"limit": f"<= {ALARM_BUDGET_MS} ms", "measured": p95, "max": ALARM_BUDGET_MS,
-                     "what": "button -> LEDs (p95)"}))
+    rows.append(latency_row("reveal button pressed -> LEDs show the tile (pin IRQ, 20 ms debounce; budget as "
+                            "the pole's)", button_ms, "button -> LEDs (p95)"))
     text, p95 = dist(line_ms)
     rows.append(row("HX711 unplugged -> console fault line", text, f"budget {FAULT_BUDGET_MS} ms",
                     f"p95 {p95 / FAULT_BUDGET_MS:.2f}x",

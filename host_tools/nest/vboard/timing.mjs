@@ -35,9 +35,9 @@ export const factorAt = (mhz, at240 = FACTOR_240) => at240 * 240 / mhz;
 export const FACTOR = factorAt(DEFAULT_MHZ); // 15.6
 
 // ---- the C side of a machine call (Pin.value, PWM.duty_u16, ...) on the ESP32 ----
-// Not a published figure: an estimate. A call into a C method costs the ESP32 about a third of a
-// Python function call; a pystone pass (1661/s: 602 us) makes some 100 calls and attribute
-// lookups.
+// Not a published figure (none found): an estimate of gpio_set_level and the C call's dispatch.
+// Its weight: an HX711 readout makes ~75 machine calls (firmware/gulo/hx711.py: 3 per bit), so at
+// 80 SPS each us of it is 0.6 % of the ESP32's CPU (docs/virtual-board.md).
 export const PIN_CALL_US = 2;
 
 // ---- WS2812B NeoPixels: 24 bits per LED at 800 kHz (1.25 us a bit) = 30 us per LED ----
@@ -106,7 +106,7 @@ export class Esp32Clock {
     this.origin = 0;      // wall us at which board time 0 would have been, while running
     this.depth = 0;       // shims in progress (a Signal calls a Pin: they nest)
     // Host us a shim call costs the firmware here beyond a plain Python call (the bridge between
-    // Python and JS, crossed twice each way): measured at start (board.mjs, warmUp), taken off the
+    // Python and JS, crossed twice each way): measured at start (warmUp, below), taken off the
     // firmware's next stretch, since a C call on the ESP32 has no such bridge.
     this.overheadUs = 0;
     this.credit = 0;
