@@ -154,7 +154,7 @@ def test_ctrl_c_at_the_repl_does_not_interrupt_the_next_command(vboard_factory):
     # nest deploy's way in (boardlink.enter_raw): Ctrl-C twice at the prompt, then the raw REPL and
     # a command. A Ctrl-C drained while the pacer held the VM after a REPL byte was once taken as
     # an interrupt of running Python, and the next command died of KeyboardInterrupt (nest deploy
-    # failed on ESP32 timing, 2 runs in 3).
+    # failed on ESP32 timing; with that drain this test failed 3 runs in 3).
     from nest.boardlink import BoardLink
     board = vboard_factory(timing="esp32", baud=115200)
     for i in range(6):

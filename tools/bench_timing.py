@@ -6,6 +6,7 @@
     .venv/bin/python tools/bench_timing.py --calibrate  # re-derive timing.mjs's FACTOR with pystone
 
     .venv/bin/python tools/bench_timing.py --independent DIR   # perf_bench of a MicroPython checkout
+    .venv/bin/python tools/bench_timing.py --hx711-pulses      # SCK pulse lengths on the ESP32 clock
 
 --calibrate runs micropython-pystone_lowmem 3.4.2-4 (fetched from PyPI, checked by its sha256,
 kept in build/pystone/; the same benchmark as the published ESP32 figure, 1661 pystones/s at
@@ -180,6 +181,39 @@ def calibrate(runs, rounds=3):
           f"published {ESP32_PYSTONES} pystones/s")
 
 
+PULSES = """
+import _vbjs, json
+from machine import Pin
+sck = Pin(SCK_PIN, Pin.OUT, value=0)
+s = sck.value
+def pulses(n):
+    r = []
+    for _ in range(n):
+        a = _vbjs.board_us()
+        s(1)
+        s(0)
+        r.append(_vbjs.board_us() - a)
+    return r
+pulses(50)
+print(json.dumps(pulses(400)))
+"""
+
+
+def hx711_pulses():
+    """Board-clock us of an SCK pulse pair as the firmware's driver makes it (s(1); s(0), with a
+    bound method: firmware/gulo/hx711.py), each between two reads of the board clock."""
+    from nest.vboard.launcher import pin_map
+    with VirtualBoard(baud=0, timing="esp32") as board:
+        out = subprocess.run([str(MPREMOTE), "connect", board.port, "exec",
+                              PULSES.replace("SCK_PIN", str(pin_map()["HX711_SCK"]))],
+                             check=True, capture_output=True, text=True, timeout=120).stdout
+    us = sorted(json.loads(out.strip().splitlines()[-1]))
+    n = len(us)
+    print(f"SCK pulse pair on the ESP32 clock, n={n}: median {us[n // 2]} us, p90 {us[n * 9 // 10]}, "
+          f"p99 {us[n * 99 // 100]}, max {us[-1]}; over 60 us (the HX711's power-down): "
+          f"{sum(u > 60 for u in us)}")
+
+
 # micropython PR #7850 ("esp32: enable some optimisations", dpgeorge, 2021-09-24): perf_bench
 # scores (higher is faster) of the ESP32_GENERIC build "esp32-perf", N=100 M=100
 PR7850_ESP32 = {"bm_chaos": 244.00, "bm_fannkuch": 71.63, "bm_fft": 2467.62, "bm_float": 3467.35,
@@ -228,8 +262,12 @@ def main():
     ap.add_argument("--independent", metavar="DIR",
                     help="perf_bench of the MicroPython checkout DIR vs PR #7850")
     ap.add_argument("--timing", default="esp32", help="with --independent: the board's timing")
+    ap.add_argument("--hx711-pulses", action="store_true", help="the HX711 SCK pulses on the ESP32 clock")
     ap.add_argument("--rounds", type=int, default=5, help="runs per workload (median reported)")
     args = ap.parse_args()
+    if args.hx711_pulses:
+        hx711_pulses()
+        return
     if args.independent:
         independent(args.independent, args.rounds, args.timing)
         return
