@@ -32,8 +32,8 @@ HX711_SPS = 80
 # the board's clock (host_tools/nest/vboard/timing.mjs): an ESP32's speed (flash at its typical or
 # worst-case datasheet times), or the VM's own speed ("host": tests where time does not matter)
 TIMINGS = ("esp32", "esp32-worst", "host")
-TIMING_HELP = ("the board's speed: esp32 = an ESP32 at 240 MHz (bytecode, machine calls, flash, LEDs; "
-               "docs/virtual-board.md), esp32-worst = the same with the flash's worst-case datasheet "
+TIMING_HELP = ("the board's speed: esp32 = an ESP32_GENERIC at its 160 MHz (bytecode, machine calls, flash, "
+               "LEDs; docs/virtual-board.md), esp32-worst = the same with the flash's worst-case datasheet "
                "times, host = as fast as this machine runs it (default: %(default)s)")
 
 
