@@ -1,22 +1,22 @@
-"""The virtual board's ESP32 timing, shown: what a CPU-bound loop, a 4 KB file write and a
-25-LED NeoPixel write cost on the board's clock, beside --timing host, and what the model
-(host_tools/nest/vboard/timing.mjs) says they should cost.
+"""The virtual board's ESP32 timing (host_tools/nest/vboard/timing.mjs): its calibration, its check,
+and what a CPU-bound loop, a 4 KB file write and a 25-LED NeoPixel write cost on the board's clock
+beside --timing host and beside what the model says.
 
-    .venv/bin/python tools/bench_timing.py              # the three workloads, both timings
-    .venv/bin/python tools/bench_timing.py --calibrate  # re-derive timing.mjs's FACTOR with pystone
-
-    .venv/bin/python tools/bench_timing.py --independent DIR   # perf_bench of a MicroPython checkout
+    .venv/bin/python tools/bench_timing.py                     # the three workloads, both timings
+    .venv/bin/python tools/bench_timing.py --calibrate DIR     # re-derive REF_ESP32_US (perf_bench)
+    .venv/bin/python tools/bench_timing.py --independent DIR   # perf_bench vs PR #7850, once
+    .venv/bin/python tools/bench_timing.py --pystone           # the check: pystone vs issue #5673
     .venv/bin/python tools/bench_timing.py --hx711-pulses      # SCK pulse lengths on the ESP32 clock
 
---calibrate runs micropython-pystone_lowmem 3.4.2-4 (fetched from PyPI, checked by its sha256,
-kept in build/pystone/; the same benchmark as the published ESP32 figure, 1661 pystones/s at
-240 MHz, micropython issue #5673) after machine.freq(240000000), as that run did, and corrects
-the 240 MHz factor until the board scores 1661.
+--calibrate and --independent run MicroPython's own tests/perf_bench (read from DIR, a MicroPython
+work tree or a bare git folder; nothing of it is copied here) at N=100 M=100 on the board at its
+default 160 MHz, each score beside the ESP32's published in micropython PR #7850 ("esp32-perf",
+2021-09-24, the ESP32_GENERIC build at its default 160 MHz).
 
---independent runs MicroPython's own tests/perf_bench (read from the checkout DIR, a work tree or
-a bare git folder; nothing of it is copied here) at N=100 M=100 on the board at its default
-160 MHz, and sets each score beside the ESP32's published in micropython PR #7850 ("esp32-perf",
-2021-09-24, the ESP32_GENERIC build at its default 160 MHz): workloads the factor was not tuned on.
+--pystone runs micropython-pystone_lowmem 3.4.2-4 (fetched from PyPI, checked by its sha256, kept
+in build/pystone/; the benchmark of the published 1661 pystones/s of an ESP32 at 240 MHz,
+micropython issue #5673) after machine.freq(240000000), as that run did: a benchmark the
+calibration did not use.
 """
 
 import argparse
@@ -78,8 +78,8 @@ print(json.dumps({"us": time.ticks_diff(time.ticks_us(), t), "board_us": _vbjs.b
 def model_constants():
     """FACTOR's parts, the flash and LED figures, as timing.mjs has them."""
     node = (f"import('{TIMING_MJS.as_uri()}').then(m => console.log(JSON.stringify({{factor: m.FACTOR, "
-            "factor240: m.FACTOR_240, flash: m.FLASH_COSTS, led_byte_us: m.WS2812_US_PER_BYTE, "
-            "pin_us: m.PIN_CALL_US})))")
+            "ref: m.REF_ESP32_US, flash: m.FLASH_COSTS, "
+            "led_byte_us: m.WS2812_US_PER_BYTE, pin_us: m.PIN_CALL_US})))")
     return json.loads(subprocess.run(["node", "-e", node], check=True, capture_output=True, text=True).stdout)
 
 
@@ -118,17 +118,19 @@ def workloads(rounds):
                                  ("4 KB file write (open, write, close)", WRITE, write_model),
                                  ("25-LED NeoPixel write", LEDS.replace("LEDS_PIN", str(leds_pin)),
                                   leds_model)):
-        host = esp = board_clock = parts = None
+        host = esp = board_clock = parts = esp_factor = None
         for timing in ("host", "esp32"):
             with VirtualBoard(baud=0, timing=timing) as board:
                 exec_on(board, code)  # once to warm up (imports, first-time compile)
                 us, d = measured(board, code, rounds)
+                factor = clock(board).get("factor")
             if timing == "host":
                 host = us["us"]
             else:
-                esp, board_clock, parts = us["us"], us["board_us"], d
+                esp, board_clock, parts, esp_factor = us["us"], us["board_us"], d, factor
         rows.append({"what": name, "host_us": host, "esp32_us": esp, "board_us": board_clock,
-                     "model_io_us": io_model, "clock_io_us": parts.get("io_us", 0)})
+                     "model_io_us": io_model, "clock_io_us": parts.get("io_us", 0),
+                     "factor": esp_factor})
     return m, rows
 
 
@@ -144,41 +146,47 @@ def pystone_source():
     return cache
 
 
-def pystone_runs(factor, runs):
-    """pystones/s as the board's own ticks_ms see them, and the firmware host us per run."""
+def pystone_runs(ref_us, runs):
+    """pystones/s as the board's own ticks_ms see them, and the board's factor at 240 MHz, with
+    `ref_us` ESP32 us for one pass of timing.mjs's reference workload."""
     src = pystone_source()
-    scores, host_us = [], []
-    with VirtualBoard(baud=0, timing="esp32", timing_factor=factor) as board:
+    scores = []
+    with VirtualBoard(baud=0, timing="esp32", timing_ref_us=ref_us) as board:
         subprocess.run([str(MPREMOTE), "connect", board.port, "fs", "cp", str(src), ":pystone_lowmem.py"],
                        check=True, capture_output=True, timeout=120)
         code = ("import machine, pystone_lowmem\nmachine.freq(240000000)\n"
                 f"t, s = pystone_lowmem.pystones({PASSES})\n"
                 "print(json.dumps({'us': t * 1000, 'score': s}))")
         for i in range(runs):
-            before = clock(board)
             r = exec_on(board, code)
-            after = clock(board)
             if i >= 2:  # the first runs are the VM's cold code
                 scores.append(r["score"])
-                host_us.append(after["firmware_host_us"] - before["firmware_host_us"])
-    return scores, host_us
+        factor240 = clock(board)["factor"]  # pystone's machine.freq(240000000) is in force
+    return scores, factor240
 
 
-def calibrate(runs, rounds=3):
-    """FACTOR by fixed-point iteration: the VM's speed here depends a little on the factor itself
-    (the pacer's stalls leave caches cold), so the board runs pystone at a factor, the factor is
-    corrected by how far its score is off the ESP32's, and again."""
+def calibrate(checkout, runs, rounds=2):
+    """REF_ESP32_US on the nine perf_bench workloads of PR #7850: the board runs them at a value,
+    which is moved until the median of board / ESP32 scores is 1. The score is not simply
+    proportional to it (the VM's speed depends a little on the factor: the pacer's waits), so
+    after the first correction the last two points are interpolated."""
     m = model_constants()
-    factor = 1.0  # at 240 MHz; the board is given it at its 160 MHz (x 240 / 160)
+    points, ref = [], m["ref"]
     for _ in range(rounds + 1):
-        scores, host_us = pystone_runs(factor * 240 / 160, runs)
-        score = statistics.median(scores)
-        print(f"factor at 240 MHz {factor:5.2f}: the board scores median {score:,.0f} pystones/s "
-              f"({', '.join(str(s) for s in scores)}); host CPU of the firmware per run median "
-              f"{statistics.median(host_us) / 1000:.1f} ms")
-        factor *= score / ESP32_PYSTONES
-    print(f"calibrated factor at 240 MHz {factor:.1f} (timing.mjs has {m['factor240']:.1f}); the ESP32's "
-          f"published {ESP32_PYSTONES} pystones/s")
+        print(f"REF_ESP32_US {ref:.0f}:", flush=True)
+        points.append((ref, independent(checkout, runs, ref_us=ref)))
+        (a, ra), (b, rb) = points[-2:] if len(points) > 1 else (points[0], points[0])
+        ref = a + (ra - 1) * (b - a) / (ra - rb) if ra != rb else a * ra
+    print(f"calibrated REF_ESP32_US {ref:.0f} (timing.mjs has {m['ref']:.0f}): "
+          + ", ".join(f"{r:.0f} -> {x:.2f}" for r, x in points))
+
+
+def pystone_check(runs):
+    """pystone_lowmem after machine.freq(240000000), as the published run (1661/s) did."""
+    scores, factor240 = pystone_runs(None, runs)
+    print(f"pystone_lowmem {PASSES} passes at 240 MHz (factor {factor240:.2f} on this board): median "
+          f"{statistics.median(scores):,.0f} pystones/s ({', '.join(str(x) for x in scores)}); the ESP32's "
+          f"published {ESP32_PYSTONES} (MicroPython v1.12)")
 
 
 PULSES = """
@@ -230,12 +238,12 @@ def _perf_bench_file(checkout, name):
                           capture_output=True, text=True).stdout
 
 
-def independent(checkout, runs, timing="esp32"):
+def independent(checkout, runs, timing="esp32", ref_us=None):
     """perf_bench at N=100 M=100 on the board (run-perfbench.py's own recipe: the test, then
     benchrun.py, then bm_run(100, 100); score = 1e6 * norm / us), median of `runs`."""
     bench = _perf_bench_file(checkout, "benchrun.py")
     rows = []
-    with VirtualBoard(baud=0, timing=timing) as board:
+    with VirtualBoard(baud=0, timing=timing, timing_ref_us=ref_us) as board:
         for name, esp32 in PR7850_ESP32.items():
             script = _perf_bench_file(checkout, name + ".py") + "\n" + bench + "\nbm_run(100, 100)\n"
             with tempfile.TemporaryDirectory() as tmp:
@@ -252,13 +260,15 @@ def independent(checkout, runs, timing="esp32"):
                   f"ratio {score / esp32:.2f}", flush=True)
     ratios = [b / e for _, b, e in rows]
     print(f"board / ESP32 over {len(rows)} workloads: median {statistics.median(ratios):.2f}, "
-          f"min {min(ratios):.2f}, max {max(ratios):.2f}")
-    return rows
+          f"min {min(ratios):.2f}, max {max(ratios):.2f}", flush=True)
+    return statistics.median(ratios)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--calibrate", action="store_true", help="re-derive FACTOR with pystone (PyPI)")
+    ap.add_argument("--calibrate", metavar="DIR",
+                    help="re-derive REF_ESP32_US on perf_bench of the MicroPython checkout DIR")
+    ap.add_argument("--pystone", action="store_true", help="the check: pystone_lowmem (PyPI) vs 1661/s")
     ap.add_argument("--independent", metavar="DIR",
                     help="perf_bench of the MicroPython checkout DIR vs PR #7850")
     ap.add_argument("--timing", default="esp32", help="with --independent: the board's timing")
@@ -272,17 +282,22 @@ def main():
         independent(args.independent, args.rounds, args.timing)
         return
     if args.calibrate:
-        calibrate(args.rounds + 2)
+        calibrate(args.calibrate, args.rounds)
+        return
+    if args.pystone:
+        pystone_check(args.rounds + 2)
         return
     m, rows = workloads(args.rounds)
-    print(f"factor {m['factor']:.1f}, flash typ {m['flash']['typ']}, {m['led_byte_us']} us per LED byte, "
+    print(f"factor {m['factor']:.1f} (before a board times its reference), flash typ {m['flash']['typ']}, "
+          f"{m['led_byte_us']} us per LED byte, "
           f"{m['pin_us']} us per machine call")
     print("| workload | --timing host | --timing esp32: ticks_us | --timing esp32: board clock "
           "| model: host x factor + I/O | of which I/O (model / board clock) |")
     print("|---|---|---|---|---|---|")
     for r in rows:
-        model = r["host_us"] * m["factor"] + r["model_io_us"]
-        print(f"| {r['what']} | {r['host_us'] / 1000:.2f} ms | {r['esp32_us'] / 1000:.2f} ms | "
+        model = r["host_us"] * r["factor"] + r["model_io_us"]
+        print(f"| {r['what']} (factor {r['factor']:.1f}) | {r['host_us'] / 1000:.2f} ms | "
+              f"{r['esp32_us'] / 1000:.2f} ms | "
               f"{r['board_us'] / 1000:.2f} ms | {model / 1000:.2f} ms | "
               f"{r['model_io_us'] / 1000:.2f} / {r['clock_io_us'] / 1000:.2f} ms |")
 
