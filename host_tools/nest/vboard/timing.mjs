@@ -4,8 +4,8 @@
 // is not", for every figure below and the test that keeps it true.
 //
 // What costs what on the board clock:
-// - the firmware's own bytecode: the host CPU time it took here, times FACTOR (how much slower an
-//   ESP32 runs MicroPython bytecode than this VM, calibrated with pystone, below);
+// - the firmware's own bytecode: the host CPU time it took here, times a factor (how much slower
+//   an ESP32 runs MicroPython bytecode than this VM does now, calibrated on perf_bench, below);
 // - the shims (machine.Pin, PWM, bitstream, sleeps, the simulated world: C or hardware on the
 //   ESP32, Python here): their host time is left out, and each call is charged what the ESP32's C
 //   call costs (PIN_CALL_US), plus the hardware's own time (NeoPixel bits, flash program/erase);
