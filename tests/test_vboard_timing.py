@@ -1,7 +1,8 @@
 """ESP32 timing on the virtual board (host_tools/nest/vboard/timing.mjs): the cost model's arithmetic,
 and on a running board that the board clock is charged what the model says and the wall clock is
 held back to it. Never timed against the wall clock from above: only lower bounds (a noisy machine
-can only add time) and the clock's own counters. Each check is also run on a planted fault."""
+can only add time) and the clock's own counters. The flash, CPU and REPL checks are also run on a
+planted fault (a board without the cost, a board at factor 1, the old Ctrl-C drain: by hand)."""
 
 import json
 import subprocess
