@@ -3,7 +3,7 @@ and what a CPU-bound loop, a 4 KB file write and a 25-LED NeoPixel write cost on
 beside --timing host and beside what the model says.
 
     .venv/bin/python tools/bench_timing.py                     # the three workloads, both timings
-    .venv/bin/python tools/bench_timing.py --calibrate DIR     # re-derive REF_ESP32_US (perf_bench)
+    .venv/bin/python tools/bench_timing.py --calibrate DIR     # re-derive FACTOR (perf_bench)
     .venv/bin/python tools/bench_timing.py --independent DIR   # perf_bench vs PR #7850, once
     .venv/bin/python tools/bench_timing.py --pystone           # the check: pystone vs issue #5673
     .venv/bin/python tools/bench_timing.py --hx711-pulses      # SCK pulse lengths on the ESP32 clock
@@ -78,7 +78,7 @@ print(json.dumps({"us": time.ticks_diff(time.ticks_us(), t), "board_us": _vbjs.b
 def model_constants():
     """FACTOR's parts, the flash and LED figures, as timing.mjs has them."""
     node = (f"import('{TIMING_MJS.as_uri()}').then(m => console.log(JSON.stringify({{factor: m.FACTOR, "
-            "ref: m.REF_ESP32_US, flash: m.FLASH_COSTS, "
+            "flash: m.FLASH_COSTS, "
             "led_byte_us: m.WS2812_US_PER_BYTE, pin_us: m.PIN_CALL_US})))")
     return json.loads(subprocess.run(["node", "-e", node], check=True, capture_output=True, text=True).stdout)
 
@@ -146,12 +146,12 @@ def pystone_source():
     return cache
 
 
-def pystone_runs(ref_us, runs):
-    """pystones/s as the board's own ticks_ms see them, and the board's factor at 240 MHz, with
-    `ref_us` ESP32 us for one pass of timing.mjs's reference workload."""
+def pystone_runs(factor, runs):
+    """pystones/s as the board's own ticks_ms see them, and the board's factor at 240 MHz
+    (`factor`: at 160 MHz; None, timing.mjs's)."""
     src = pystone_source()
     scores = []
-    with VirtualBoard(baud=0, timing="esp32", timing_ref_us=ref_us) as board:
+    with VirtualBoard(baud=0, timing="esp32", timing_factor=factor) as board:
         subprocess.run([str(MPREMOTE), "connect", board.port, "fs", "cp", str(src), ":pystone_lowmem.py"],
                        check=True, capture_output=True, timeout=120)
         code = ("import machine, pystone_lowmem\nmachine.freq(240000000)\n"
@@ -166,19 +166,19 @@ def pystone_runs(ref_us, runs):
 
 
 def calibrate(checkout, runs, rounds=2):
-    """REF_ESP32_US on the nine perf_bench workloads of PR #7850: the board runs them at a value
-    `ref`, whose median board / ESP32 ratio r implies ref x r; the next run is at the median of the
-    values implied so far, and so is the result. Run-to-run noise on this shared machine (+-30 %
+    """FACTOR on the nine perf_bench workloads of PR #7850: the board runs them at a factor f, whose
+    median board / ESP32 ratio r implies f x r; the next run is at the median of the factors
+    implied so far, and so is the result. Run-to-run noise on this shared machine (+-30 %
     between two runs at the same value) swamps any finer interpolation (a secant step on two noisy
     points once jumped to 5x the value)."""
     m = model_constants()
-    points, ref = [], m["ref"]
+    points, factor = [], m["factor"]
     for _ in range(rounds + 1):
-        print(f"REF_ESP32_US {ref:.0f}:", flush=True)
-        points.append((ref, independent(checkout, runs, ref_us=ref)))
-        ref = statistics.median(r * x for r, x in points)
-    print(f"calibrated REF_ESP32_US {ref:.0f} (timing.mjs has {m['ref']:.0f}): "
-          + ", ".join(f"{r:.0f} -> {x:.2f}" for r, x in points))
+        print(f"factor {factor:.2f}:", flush=True)
+        points.append((factor, independent(checkout, runs, factor=factor)))
+        factor = statistics.median(f * x for f, x in points)
+    print(f"calibrated factor {factor:.2f} (timing.mjs has {m['factor']:.2f}): "
+          + ", ".join(f"{f:.2f} -> {x:.2f}" for f, x in points))
 
 
 def pystone_check(runs):
@@ -238,12 +238,12 @@ def _perf_bench_file(checkout, name):
                           capture_output=True, text=True).stdout
 
 
-def independent(checkout, runs, timing="esp32", ref_us=None):
+def independent(checkout, runs, timing="esp32", factor=None):
     """perf_bench at N=100 M=100 on the board (run-perfbench.py's own recipe: the test, then
     benchrun.py, then bm_run(100, 100); score = 1e6 * norm / us), median of `runs`."""
     bench = _perf_bench_file(checkout, "benchrun.py")
     rows = []
-    with VirtualBoard(baud=0, timing=timing, timing_ref_us=ref_us) as board:
+    with VirtualBoard(baud=0, timing=timing, timing_factor=factor) as board:
         for name, esp32 in PR7850_ESP32.items():
             script = _perf_bench_file(checkout, name + ".py") + "\n" + bench + "\nbm_run(100, 100)\n"
             with tempfile.TemporaryDirectory() as tmp:
@@ -267,7 +267,7 @@ def independent(checkout, runs, timing="esp32", ref_us=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calibrate", metavar="DIR",
-                    help="re-derive REF_ESP32_US on perf_bench of the MicroPython checkout DIR")
+                    help="re-derive FACTOR on perf_bench of the MicroPython checkout DIR")
     ap.add_argument("--pystone", action="store_true", help="the check: pystone_lowmem (PyPI) vs 1661/s")
     ap.add_argument("--independent", metavar="DIR",
                     help="perf_bench of the MicroPython checkout DIR vs PR #7850")

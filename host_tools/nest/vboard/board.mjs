@@ -707,5 +707,5 @@ process.on("uncaughtException", (e) => {
 
 board.files = loadFlashDir(cfg.flash_dir);
 mirror = cfg.flash_dir ? new FlashMirror(cfg.flash_dir) : null;
-if (clock) await warmUp(loadMicroPython, clock, { fixedFactor: Boolean(cfg.timing_factor), refEsp32Us: cfg.timing_ref_us || undefined });
+if (clock) await warmUp(loadMicroPython, clock);
 await boot("power", PWRON_RESET);

@@ -75,12 +75,11 @@ class VirtualBoard:
     """`with VirtualBoard() as board:` gives `board.port` (/dev/pts/N) and `board.control`."""
 
     def __init__(self, flash_dir=None, baud=115200, headless=True, seed=1, control_port=0, log_path=None,
-                 node="node", timing="esp32", timing_factor=None, timing_ref_us=None):
+                 node="node", timing="esp32", timing_factor=None):
         if timing not in TIMINGS:
             raise NestError(f"timing {timing!r}: choose one of {', '.join(TIMINGS)}")
         self.timing = timing
-        self.timing_factor = timing_factor  # a fixed factor (tests); None: from the host's speed
-        self.timing_ref_us = timing_ref_us  # calibration: ESP32 us of timing.mjs's reference pass
+        self.timing_factor = timing_factor  # None: timing.mjs's calibrated FACTOR
         self.flash_dir = Path(flash_dir).resolve() if flash_dir else None
         self.baud = baud
         self.headless = headless
@@ -128,7 +127,6 @@ class VirtualBoard:
             "ctl_fd": ctl_w,
             "timing": self.timing,
             "timing_factor": self.timing_factor,
-            "timing_ref_us": self.timing_ref_us,
         }
         self._log = open(self.log_path, "ab")
         try:
