@@ -26,9 +26,10 @@ export const DEFAULT_MHZ = 160;
 // default 160 MHz, with the VM in IRAM and -O2, as the port still builds it), to a median
 // board/ESP32 ratio of 1 (`.venv/bin/python tools/bench_timing.py --calibrate DIR`, DIR a
 // MicroPython checkout). Runs of 2026-11-23: factor 15.6 -> median ratio 0.76, 14.5 -> 0.74,
-// implying 11.9 and 10.7; their mean. The runs scatter, because this shared machine's speed moves
-// by up to 1.8x from one second to the next with the other tenants' load and host CPU time moves
-// with it (docs/virtual-board.md). The check, on a benchmark it was not tuned on: pystone (below).
+// implying 11.9 and 10.7, so 11.3; then 11.3 -> 1.07 (implying 12.1). The runs scatter: this
+// shared machine's speed moves by up to 1.8x from one second to the next with the other tenants'
+// load, and host CPU time with it (docs/virtual-board.md). The check, on a benchmark it was not
+// tuned on: pystone (below).
 export const FACTOR = 11.3;
 // ESP32 @ 240 MHz, official MicroPython v1.12 image: 1661 pystones/s, micropython-pystone_lowmem
 // with 500 passes (micropython/micropython issue #5673, "499 VS 1661?", 2020-02-20).
