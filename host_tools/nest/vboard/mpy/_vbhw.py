@@ -21,8 +21,8 @@ HX711_SPS = _cfg.get("hx711_sps", 80)
 # The datasheet's 60 us, scaled: this VM runs pin-level Python some 30x slower than an ESP32 at
 # 160 MHz (a bit-banged SCK pulse takes 20-40 us here), so a pulse must stay high 2 ms of board
 # time before the chip powers down. Held high across a sleep_ms() it still does. On the ESP32
-# clock a firmware pulse pair is 35-37 us median, but host noise stretched by the factor puts
-# 10-17 % of them past 60 us (tools/bench_timing.py --hx711-pulses): the 2 ms stays there too.
+# clock a firmware pulse pair is 35-42 us median, but host noise stretched by the factor puts
+# 10-24 % of them past 60 us (tools/bench_timing.py --hx711-pulses): the 2 ms stays there too.
 HX711_POWER_DOWN_US = _cfg.get("hx711_power_down_us", 2000)
 
 # ESP32 machine.Pin constants
