@@ -309,6 +309,7 @@ class NestUnderTest:
 def booted_nest(flash_dir, log_path=None, auto=True, **kw):
     """A virtual board with the firmware on its flash and running (main.py), ready to play."""
     install_firmware(flash_dir)
+    kw.setdefault("timing", "host")  # the VM's own speed, unless a drill asks for the ESP32's
     board = VirtualBoard(flash_dir=flash_dir, baud=0, log_path=log_path, **kw).start()
     nest = None
     try:
@@ -731,7 +732,7 @@ def deploy_board(folder):
     """A virtual board with an empty flash (unthrottled) and the two trees; tree A deployed."""
     from nest.deploy import deploy
     trees = firmware_trees(folder)
-    board = VirtualBoard(flash_dir=Path(folder) / "flash", baud=0,
+    board = VirtualBoard(flash_dir=Path(folder) / "flash", baud=0, timing="host",
                          log_path=Path(folder) / "vboard.log").start()
     try:
         deploy(board.port, trees["A"])

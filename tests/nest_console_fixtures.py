@@ -26,7 +26,7 @@ NEST = Path(sys.executable).with_name("nest")
 def nest_board(tmp_path_factory):
     import serial
 
-    board = VirtualBoard(baud=0, headless=True,
+    board = VirtualBoard(baud=0, headless=True, timing="host",
                          log_path=tmp_path_factory.mktemp("nest-board") / "vboard.log").start()
     try:
         mpremote(board, "fs", "cp", "-r", str(FIRMWARE / "gulo"), ":")

@@ -31,7 +31,8 @@ def nest(env, *args, timeout=60):
 
 def start_sim(env, tmp_path, name):
     port_file = tmp_path / f"{name}.port"
-    proc = subprocess.Popen([NEST, "sim", "--headless", "--port-file", str(port_file)], env=env,
+    proc = subprocess.Popen([NEST, "sim", "--timing", "host",
+                             "--headless", "--port-file", str(port_file)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while not port_file.exists():

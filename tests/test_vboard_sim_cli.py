@@ -17,7 +17,8 @@ NEST = Path(sys.executable).with_name("nest")
 
 def test_nest_sim_headless_with_port_file_and_flash(tmp_path):
     port_file, flash = tmp_path / "port", tmp_path / "flash"
-    cmd = [str(NEST), "sim", "--headless", "--port-file", str(port_file), "--flash", str(flash),
+    cmd = [str(NEST), "sim", "--timing", "host",
+           "--headless", "--port-file", str(port_file), "--flash", str(flash),
            "--baud", "0"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

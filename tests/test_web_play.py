@@ -42,7 +42,8 @@ if not Path(CHROMIUM).exists():
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     flash = tmp_path_factory.mktemp("web-flash")
-    proc = subprocess.Popen([str(NEST), "web", "--no-open", "--port", "0", "--flash", str(flash)],
+    proc = subprocess.Popen([str(NEST), "web", "--timing", "host",
+                             "--no-open", "--port", "0", "--flash", str(flash)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     url = None
     end = time.monotonic() + 90

@@ -39,6 +39,7 @@ def vboard_factory(tmp_path):
 
     def make(**kw):
         kw.setdefault("baud", 0)
+        kw.setdefault("timing", "host")  # the VM's own speed: ESP32 timing has its own tests
         kw.setdefault("log_path", tmp_path / f"vboard-{len(boards)}.log")
         board = VirtualBoard(**kw).start()
         boards.append(board)

@@ -42,7 +42,7 @@ def _mpremote_cp(port, folder):
                    check=True, capture_output=True, timeout=300)
 
 
-def run(runs=3, baud=115200):
+def run(runs=3, baud=115200, timing="esp32"):
     files = build(ROOT / "firmware")
     size = sum(len(b) for b in files.values())
     with tempfile.TemporaryDirectory() as tmp:
@@ -52,11 +52,11 @@ def run(runs=3, baud=115200):
             (same / rel).write_bytes(data)
         ours, theirs, still, still_reset, theirs_still = [], [], [], [], []
         for _ in range(runs):
-            with VirtualBoard(baud=baud, headless=True) as board:
+            with VirtualBoard(baud=baud, headless=True, timing=timing) as board:
                 ours.append(_timed(lambda b=board: deploy(b.port, reset=False)))
                 still.append(_timed(lambda b=board: deploy(b.port, reset=False)))
                 still_reset.append(_timed(lambda b=board: deploy(b.port, reset=True)))
-            with VirtualBoard(baud=baud, headless=True) as board:
+            with VirtualBoard(baud=baud, headless=True, timing=timing) as board:
                 theirs.append(_timed(lambda b=board: _mpremote_cp(b.port, same)))
                 theirs_still.append(_timed(lambda b=board: _mpremote_cp(b.port, same)))
         shutil.rmtree(same)

@@ -7,6 +7,8 @@ Prints: start to REPL prompt, CPU share of an idle asyncio app (of one reading t
 and of the nest firmware itself), and 50 KB `mpremote fs cp` times each way at 115200 baud and
 unthrottled. `--idle-vs REV` only compares the idle CPU of the firmware in the working tree with
 the firmware of git revision REV, measured alternately in the same run (firmware_idle_cpu()).
+These are the simulator's own costs on this machine, so its boards run with host timing
+(`--timing esp32` to see them with the ESP32 clock's pacer on).
 """
 
 import argparse
@@ -23,6 +25,7 @@ import serial
 from nest.vboard import VirtualBoard
 
 MPREMOTE = Path(sys.executable).with_name("mpremote")
+TIMING = "host"  # --timing
 IDLE_APP = """import asyncio
 async def blink():
     while True:
@@ -66,7 +69,7 @@ def mp(board, *args):
 
 def start_to_prompt():
     t0 = time.monotonic()
-    with VirtualBoard(baud=115200) as board:
+    with VirtualBoard(baud=115200, timing=TIMING) as board:
         with serial.Serial(board.port, 115200, timeout=0.05) as port:
             port.write(b"\r")
             seen = b""
@@ -80,7 +83,7 @@ def idle_cpu_share(app, seconds=10.0):
         main = Path(tmp) / "main.py"
         main.write_text(app)
         board_py = Path(__file__).resolve().parent.parent / "firmware" / "gulo" / "board.py"
-        with VirtualBoard(baud=0) as board:
+        with VirtualBoard(baud=0, timing=TIMING) as board:
             mp(board, "fs", "cp", str(board_py), ":gulo_board.py")
             mp(board, "fs", "cp", str(main), ":main.py")
             board.control.reset()  # boots into main.py
@@ -94,7 +97,7 @@ def firmware_cpu_share(seconds=10.0, root=None):
     """The nest firmware itself (firmware/main.py + gulo/), idle at the start of a game: CPU
     seconds of the board's node process per wall second. `root`: another firmware folder."""
     root = Path(root) if root else Path(__file__).resolve().parent.parent / "firmware"
-    with VirtualBoard(baud=0) as board:
+    with VirtualBoard(baud=0, timing=TIMING) as board:
         mp(board, "fs", "cp", "-r", str(root / "gulo"), ":")
         mp(board, "fs", "cp", str(root / "main.py"), ":main.py")
         board.control.reset()
@@ -130,7 +133,7 @@ def transfer_times(baud, size=50 * 1024):
         src, back = Path(tmp) / "blob.bin", Path(tmp) / "back.bin"
         blob = os.urandom(size)
         src.write_bytes(blob)
-        with VirtualBoard(baud=baud) as board:
+        with VirtualBoard(baud=baud, timing=TIMING) as board:
             t0 = time.monotonic()
             mp(board, "fs", "cp", str(src), ":blob.bin")
             t1 = time.monotonic()
@@ -146,7 +149,11 @@ def main():
     ap.add_argument("--idle-vs", metavar="REV", help="only: idle firmware CPU, working tree vs REV")
     ap.add_argument("--seconds", type=float, default=10.0, help="idle measurement length")
     ap.add_argument("--rounds", type=int, default=2, help="idle measurements per firmware")
+    ap.add_argument("--timing", default="host", choices=("esp32", "esp32-worst", "host"),
+                    help="the boards' timing (default: %(default)s)")
     args = ap.parse_args()
+    global TIMING
+    TIMING = args.timing
     if args.idle_vs:
         old, new = firmware_idle_cpu(args.idle_vs, args.seconds, args.rounds)
         o, n = statistics.median(old), statistics.median(new)

@@ -84,7 +84,7 @@ def measure(flags=()):
     with tempfile.TemporaryDirectory() as tmp:
         pkg = compile_gulo(tmp, flags)
         sizes = {p.stem: p.stat().st_size for p in pkg.glob("*.mpy")}
-        board = VirtualBoard(baud=0, log_path=Path(tmp) / "vboard.log").start()
+        board = VirtualBoard(baud=0, timing="host", log_path=Path(tmp) / "vboard.log").start()
         try:
             mpremote(board, "fs", "cp", "-r", str(pkg), ":")
             # One mpremote call for the whole chain: each call starts with a soft reset.

@@ -8,6 +8,7 @@ from pathlib import Path
 from nest import ports
 from nest.errors import NestError
 from nest.vboard import VirtualBoard
+from nest.vboard.launcher import TIMING_HELP, TIMINGS
 
 STATUS_PERIOD_S = 0.5
 
@@ -27,6 +28,7 @@ def add_parser(subparsers):
     p.add_argument("--control-port", type=int, default=0, metavar="N",
                    help="loopback TCP port of the control channel (default: any free port)")
     p.add_argument("--seed", type=int, default=1, help="seed of the simulated world (default: %(default)s)")
+    p.add_argument("--timing", choices=TIMINGS, default="esp32", help=TIMING_HELP)
     return p
 
 
@@ -36,7 +38,7 @@ def run(args):
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     board = VirtualBoard(flash_dir=args.flash, baud=args.baud, headless=args.headless, seed=args.seed,
-                         control_port=args.control_port).start()
+                         control_port=args.control_port, timing=args.timing).start()
     host, cport = board.control_address
     announcement = ports.announce_virtual_board(board.port, control=f"{host}:{cport}")
     try:

@@ -8,6 +8,7 @@ import webbrowser
 from pathlib import Path
 
 from nest.errors import NestError
+from nest.vboard.launcher import TIMING_HELP, TIMINGS
 from nest.web.server import DEFAULT_FLASH, NestSession, serve
 
 
@@ -26,13 +27,14 @@ def add_parser(subparsers):
                         "(default: build/web-flash)")
     p.add_argument("--seed", type=int, default=1,
                    help="seed of the simulated world and of the shaky hand (default: %(default)s)")
+    p.add_argument("--timing", choices=TIMINGS, default="esp32", help=TIMING_HELP)
     return p
 
 
 def run(args):
     if not 0 <= args.port <= 65535:
         raise NestError(f"--port: {args.port} is not a TCP port (0 means any free one)", status=2)
-    session = NestSession(flash_dir=args.flash, seed=args.seed)
+    session = NestSession(flash_dir=args.flash, seed=args.seed, timing=args.timing)
 
     def ready(url):
         print(f"nest web: play at {url}  (Ctrl-C to stop)", flush=True)

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
 import { MP, mapErrno } from "./errno.mjs";
 import { FlashMirror, loadFlashDir, restore, snapshot, wouldOverflow } from "./flash.mjs";
+import { DEFAULT_MHZ, Esp32Clock, PIN_CALL_US, compileEagerly, warmUp } from "./timing.mjs";
 
 const require = createRequire(import.meta.url);
 const { ringCreate, ringRead } = require("./ring.cjs");
@@ -36,6 +37,38 @@ const sig = new Int32Array(signalSab);
 let seenSig = 0;
 const worker = new Worker(path.join(HERE, "input_worker.cjs"),
   { workerData: { serial: serialRing, control: controlRing, signal: signalSab } });
+
+// ---- ESP32 timing (timing.mjs): null with --timing host, the VM's own speed ----
+if (cfg.timing !== "host") compileEagerly();
+const clock = cfg.timing === "host" ? null
+  : new Esp32Clock({ factor: cfg.timing_factor || undefined, flash: cfg.timing === "esp32-worst" ? "max" : "typ", wait: stallMs });
+// The VM held back so the wall clock catches up with the ESP32 clock; input, control requests,
+// the watchdog and a scheduled power cut still land meanwhile, as in a sleep. A Ctrl-C is an
+// interrupt only while Python runs: after a REPL byte, it waits for the REPL like any byte (else
+// the next command, e.g. a deploy's, would start with a KeyboardInterrupt).
+function stallMs(ms) {
+  const end = performance.now() + ms;
+  for (;;) {
+    const s = Atomics.load(sig, 0);
+    if (s !== seenSig) drainInputs(board.inVm > 0);
+    checkWdt();
+    checkCut();
+    const left = end - performance.now();
+    if (left <= 0 || board.pendingReset) return;
+    Atomics.wait(sig, 0, s, left);
+  }
+}
+// The ESP32's file system cost (flash program/erase, littlefs's pattern) for the file syscalls
+// that reach the flash; the host's own time for them is left out like a shim's.
+function flashTimed(f, self, a, cost) {
+  if (!clock || !board.inVm) return f.apply(self, a);
+  clock.shimIn();
+  const r = f.apply(self, a);
+  clock.shimOut(0);
+  clock.charge(cost(r));
+  clock.pace();
+  return r;
+}
 
 // ---- board state that outlives a VM (a reset keeps the world, the flash and the wiring) ----
 // Timers armed by Python through `js.setTimeout` (the port's asyncio armed one for a pending sleep
@@ -205,6 +238,7 @@ function checkCut() {
 }
 
 function poll() {
+  if (clock) clock.pace();
   if (Atomics.load(sig, 0) !== seenSig) drainInputs(true);
   checkWdt();
   checkCut();
@@ -221,15 +255,25 @@ function wrapImports(imports) {
       const f = ns[name];
       if (typeof f !== "function") continue;
       if (name.startsWith("__syscall_")) {
-        ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r; };
+        const commit = clock && /^__syscall_(renameat|unlinkat|rmdir)$/.test(name);
+        ns[name] = function (...a) {
+          const r = commit ? flashTimed(f, this, a, (res) => (res === 0 ? clock.flash.commit() : 0)) : f.apply(this, a);
+          return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r;
+        };
       } else if (name === "fd_write") {
         ns[name] = function (fd, iov, iovcnt, pnum) {
           if (fd > 2 && board.vm && wouldOverflow(board.vm.FS, board.vm._module.HEAPU8, iov, iovcnt)) return MP.ENOSPC;
-          const r = f.call(this, fd, iov, iovcnt, pnum);
+          const r = fd > 2 ? flashTimed(f, this, [fd, iov, iovcnt, pnum],
+            (res) => (res === 0 ? clock.flash.write(fd, new DataView(board.vm._module.HEAPU8.buffer).getUint32(pnum, true)) : 0))
+            : f.call(this, fd, iov, iovcnt, pnum);
           return (typeof r === "number" && r > 0) ? mapErrno(r) : r;
         };
       } else if (name.startsWith("fd_")) {
-        ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r > 0) ? mapErrno(r) : r; };
+        const close = clock && name === "fd_close";
+        ns[name] = function (...a) {
+          const r = close ? flashTimed(f, this, a, () => clock.flash.close(a[0])) : f.apply(this, a);
+          return (typeof r === "number" && r > 0) ? mapErrno(r) : r;
+        };
       } else if (name === "mp_js_ticks_ms" || /^invoke_(ii|iii|iiii|vi|vii|viii)$/.test(name)) {
         // the VM calls these constantly, even in `while True: pass`: a cheap place to poll
         ns[name] = function (...a) {
@@ -289,12 +333,21 @@ const jsApi = {
   ticks_us: () => Math.floor((performance.now() - t0) * 1000) & 0x3fffffff,
   // Time the board really had: CPU time plus time blocked in sleeps, but not time the host
   // preempted us (a noisy machine must not stretch an HX711 clock pulse into a power-down).
-  board_us: () => Math.floor(boardCpuUs() + sleptUs) % 1e9,
-  busy_us: (us) => { const end = performance.now() + us / 1000; while (performance.now() < end) { /* ESP32 busy-waits short delays too */ } },
+  board_us: () => { if (clock) { clock.account(); return Math.floor(clock.boardUs) % 1e9; } return Math.floor(boardCpuUs() + sleptUs) % 1e9; },
+  busy_us: (us) => {
+    if (clock) { clock.account(); clock.charge(us); clock.pace(); return; } // the pacer waits it out
+    const end = performance.now() + us / 1000; while (performance.now() < end) { /* ESP32 busy-waits short delays too */ }
+  },
+  // ESP32 timing: the shims bracket their own work (C on the ESP32), charged `calls` C calls
+  timed: () => (clock ? 1 : 0),
+  cpu_mhz: (mhz) => clock.setMhz(mhz),
+  shim_in: () => { clock.shimIn(); clock.pace(); },
+  shim_out: (calls) => { clock.shimOut(calls * PIN_CALL_US); },
   // Blocks without spinning; returns 1 early if input or a control request came (the caller
   // rescans pins and lets a KeyboardInterrupt land), 0 when the time is up.
   sleep_ms: (ms) => {
     flushOut();
+    if (clock) clock.pace(); // a sleep starts when the ESP32 would have got there
     const end = performance.now() + ms;
     for (;;) {
       const s = Atomics.load(sig, 0);
@@ -310,6 +363,7 @@ const jsApi = {
       const before = performance.now();
       Atomics.wait(sig, 0, s, left);
       sleptUs += (performance.now() - before) * 1000;
+      if (clock) clock.slept((performance.now() - before) * 1000);
     }
   },
   exited: () => { board.exited = true; },
@@ -321,7 +375,7 @@ const jsApi = {
   },
   override: (pin) => (board.overrides.has(pin) ? board.overrides.get(pin) : -1),
   pin_state: (pin, mode, pull, value) => { board.outputs.set(pin, { mode, pull, value }); },
-  leds: (pin, hex) => { board.leds.set(pin, hex); },
+  leds: (pin, hex) => { board.leds.set(pin, hex); if (clock) clock.leds(hex.length / 2); },
   pwm: (pin, freq, duty) => { if (freq <= 0) board.pwm.delete(pin); else board.pwm.set(pin, { freq, duty_u16: duty }); },
   wdt: (timeout) => { board.wdt = { timeout, deadline: performance.now() + timeout }; },
   wdt_feed: () => { if (board.wdt) board.wdt.deadline = performance.now() + board.wdt.timeout; },
@@ -355,6 +409,7 @@ async function newVm(snap) {
   for (const [name, data] of SHIMS) FS.writeFile("/.vb/" + name, data);
   vm.registerJsModule("_vbjs", jsApi);
   board.vm = vm;
+  if (clock) clock.setMhz(DEFAULT_MHZ); // machine.freq() of a new VM says 160 MHz
   // not counted as "in the VM": the hooks must not land a Ctrl-C or a reset inside the shims' set-up
   vm.runPython("import sys\nsys.path.insert(0, '/.vb')\nimport _vbboot\n_vbboot.install()\nsys.path.pop(0)\ndel sys");
   vm.runPython("import gc\ngc.collect()\nimport _vbjs\n_vbjs.mem_base(gc.mem_alloc())\ndel gc, _vbjs");
@@ -365,8 +420,18 @@ async function newVm(snap) {
 }
 
 function runInVm(code) {
+  vmEnter();
+  try { board.vm.runPython(code); } finally { vmLeave(); }
+}
+
+// Python runs from here to vmLeave: on the ESP32 clock (the bridge's own work in between is not)
+function vmEnter() {
+  if (clock && !board.inVm) clock.resume();
   board.inVm++;
-  try { board.vm.runPython(code); } finally { board.inVm--; }
+}
+function vmLeave() {
+  board.inVm--;
+  if (clock && !board.inVm && !board.pendingReset) clock.pace();
 }
 
 // True when the file ended with SystemExit (sys.exit()): the ESP32 soft-resets then.
@@ -436,8 +501,8 @@ async function boot(kind, cause) {
 // ---- feeding the REPL ----
 function replChar(b) {
   board.kbd = false;
-  board.inVm++;
-  try { return board.vm.replProcessChar(b); } finally { board.inVm--; }
+  vmEnter();
+  try { return board.vm.replProcessChar(b); } finally { vmLeave(); }
 }
 
 function feedByte(b) {
@@ -544,6 +609,7 @@ function handleControl(line) {
     case "leds": return ok({ leds: ledColours(req.pin) });
     case "pwm": return ok({ pwm: board.pwm.get(req.pin) || { freq: 0, duty_u16: 0 } });
     case "mem": return ok({ mem: { ...board.mem } });
+    case "timing": return ok({ timing: cfg.timing || "esp32", clock: clock ? clock.snapshot() : null });
     case "wdt": return ok({ wdt: board.wdt ? { timeout: board.wdt.timeout, left_ms: board.wdt.deadline - performance.now() } : null });
     case "reset": // the EN button
       ok({});
@@ -641,4 +707,5 @@ process.on("uncaughtException", (e) => {
 
 board.files = loadFlashDir(cfg.flash_dir);
 mirror = cfg.flash_dir ? new FlashMirror(cfg.flash_dir) : null;
+if (clock) await warmUp(loadMicroPython, clock);
 await boot("power", PWRON_RESET);

@@ -15,7 +15,7 @@ from nest.errors import NestError
 
 WORLD_ACTIONS = ("take", "touch", "drop", "knock_pole", "seat_pole", "pour_back", "load")
 FAULTS = ("hx711_unplugged", "noisy", "reed_stuck", "hang")
-PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt", "mem")
+PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt", "mem", "timing")
 
 
 def handle(board, req):

@@ -29,6 +29,12 @@ ROOT = HERE.parent.parent.parent
 START_TIMEOUT_S = 15.0
 REQUEST_TIMEOUT_S = 5.0
 HX711_SPS = 80
+# the board's clock (host_tools/nest/vboard/timing.mjs): an ESP32's speed (flash at its typical or
+# worst-case datasheet times), or the VM's own speed ("host": tests where time does not matter)
+TIMINGS = ("esp32", "esp32-worst", "host")
+TIMING_HELP = ("the board's speed: esp32 = an ESP32_GENERIC at its 160 MHz (bytecode, machine calls, flash, "
+               "LEDs; docs/virtual-board.md), esp32-worst = the same with the flash's worst-case datasheet "
+               "times, host = as fast as this machine runs it (default: %(default)s)")
 
 
 def pin_map():
@@ -69,7 +75,11 @@ class VirtualBoard:
     """`with VirtualBoard() as board:` gives `board.port` (/dev/pts/N) and `board.control`."""
 
     def __init__(self, flash_dir=None, baud=115200, headless=True, seed=1, control_port=0, log_path=None,
-                 node="node"):
+                 node="node", timing="esp32", timing_factor=None):
+        if timing not in TIMINGS:
+            raise NestError(f"timing {timing!r}: choose one of {', '.join(TIMINGS)}")
+        self.timing = timing
+        self.timing_factor = timing_factor  # None: timing.mjs's calibrated FACTOR
         self.flash_dir = Path(flash_dir).resolve() if flash_dir else None
         self.baud = baud
         self.headless = headless
@@ -115,6 +125,8 @@ class VirtualBoard:
             "shim_dir": str(SHIM_DIR),
             "world_path": str(WORLD_PY),
             "ctl_fd": ctl_w,
+            "timing": self.timing,
+            "timing_factor": self.timing_factor,
         }
         self._log = open(self.log_path, "ab")
         try:

@@ -97,8 +97,9 @@ def led_layout():
 class NestSession:
     """The virtual nest and everything the pages share: board, console, world, history."""
 
-    def __init__(self, flash_dir=DEFAULT_FLASH, baud=115200, seed=1, log_path=None):
+    def __init__(self, flash_dir=DEFAULT_FLASH, baud=115200, seed=1, log_path=None, timing="esp32"):
         self.flash_dir = Path(flash_dir)
+        self.timing = timing
         self.baud = baud
         self.rng = random.Random(seed)
         self.seed = seed
@@ -128,7 +129,7 @@ class NestSession:
         self.loop = loop
         prepare_flash(self.flash_dir)
         self.board = VirtualBoard(flash_dir=self.flash_dir, baud=self.baud, headless=True, seed=self.seed,
-                                  log_path=self.log_path).start()
+                                  log_path=self.log_path, timing=self.timing).start()
         self._install_main()
         self.port = serial.Serial(self.board.port, 115200, timeout=0.1)
         threading.Thread(target=self._read_console, daemon=True, name="web-console").start()

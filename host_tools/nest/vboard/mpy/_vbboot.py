@@ -68,6 +68,9 @@ def _patch_time():
     time.sleep_ms = sleep_ms
     time.sleep_us = sleep_us
     time.sleep = sleep
+    if _vbjs.timed():  # C on the ESP32: off the ESP32 clock but for the sleep itself
+        import _vbhw
+        time.sleep_ms, time.sleep_us, time.sleep = (_vbhw.timed(f) for f in (sleep_ms, sleep_us, sleep))
     time.ticks_us = _vbjs.ticks_us
 
 

@@ -270,3 +270,53 @@ def time_pulse_us(pin, pulse_level, timeout_us=1000000):
         if (_vbjs.ticks_us() - t1) & 0x3FFFFFFF > timeout_us:
             return -1
     return (_vbjs.ticks_us() - t1) & 0x3FFFFFFF
+
+
+# ---- ESP32 timing (host_tools/nest/vboard/timing.mjs): these are C on the ESP32, so their time
+# here is left out of the board clock, and each call is charged what the ESP32's C call costs ----
+def _time_shims():
+    shim_in, shim_out, timed = _vbjs.shim_in, _vbjs.shim_out, _vbhw.timed
+    pin_value, signal_value = Pin.value, Signal.value
+
+    # the pin calls of a bit-banged protocol: no *args, which would allocate on every call
+    def value(self, v=None):
+        shim_in()
+        r = pin_value(self, v)
+        shim_out(1)
+        return r
+
+    def on(self):
+        value(self, 1)
+
+    def off(self):
+        value(self, 0)
+
+    def sig_value(self, v=None):
+        shim_in()
+        r = signal_value(self, v)
+        shim_out(1)
+        return r
+
+    Pin.value = Pin.__call__ = value
+    Pin.on, Pin.off = on, off
+    Signal.value = Signal.__call__ = sig_value
+    for cls, names in ((Pin, ("init", "irq")), (Signal, ("on", "off")),
+                       (PWM, ("init", "freq", "duty", "duty_u16", "duty_ns", "deinit")),
+                       (WDT, ("feed",))):
+        for name in names:
+            setattr(cls, name, timed(getattr(cls, name)))
+    g = globals()
+    for name in ("bitstream", "time_pulse_us", "unique_id", "reset_cause"):
+        g[name] = timed(g[name])
+    set_freq = g["freq"]
+
+    def cpu_freq(f=None):
+        r = set_freq(f)
+        if f is not None:
+            _vbjs.cpu_mhz(f // 1000000)  # bytecode runs at the new clock's speed
+        return r
+    g["freq"] = timed(cpu_freq)
+
+
+if _vbjs.timed():
+    _time_shims()
