@@ -11,7 +11,8 @@ import pytest
 
 from gulo.gamelog import encode, setup_record
 from gulo.rules import Game
-from nest.replay import MAX_DEPTH, MAX_LINE, nesting_depth
+from nest.jsonguard import MAX_DEPTH, nesting_depth
+from nest.replay import MAX_LINE
 
 NEST = str(Path(sys.executable).with_name("nest"))
 

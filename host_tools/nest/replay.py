@@ -10,9 +10,9 @@ from pathlib import Path
 
 from gulo.gamelog import LogError, read_log
 from nest.errors import NestError
+from nest.jsonguard import MAX_DEPTH, nesting_depth
 
 MAX_LINE = 64 * 1024
-MAX_DEPTH = 32
 
 
 class ReplayError(NestError):
@@ -23,32 +23,6 @@ class ReplayError(NestError):
         self.path = path
         self.line = line
         self.reason = reason
-
-
-def nesting_depth(text, limit=MAX_DEPTH):
-    """How deep the brackets of a JSON text nest (strings skipped), counting only up to limit + 1:
-    checked before json.loads, whose parser recurses once per level."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > limit:
-                    break
-        elif ch in "]}":
-            depth -= 1
-    return deepest
 
 
 def _open(path):

@@ -167,9 +167,11 @@ function drainInputs(fromVm) {
   const bytes = ringRead(serialRing);
   if (bytes) {
     for (const b of bytes) {
-      if (fromVm && b === 3 && !board.off) {
+      if (fromVm && b === interruptChar() && !board.off) {
         // Ctrl-C while Python runs: raise KeyboardInterrupt at the next bytecode check, as the
-        // ESP32's UART ISR does; the byte itself does not reach the REPL.
+        // ESP32's UART ISR does; the byte itself does not reach the REPL. Only while it is the
+        // interrupt character: micropython.kbd_intr(-1) lets a 0x03 through as a byte, as the
+        // ESP32 port does (ports/esp32/uart.c compares each byte with mp_interrupt_char).
         board.vm._module._mp_sched_keyboard_interrupt();
         board.kbd = true;
         woke = true;
@@ -180,6 +182,11 @@ function drainInputs(fromVm) {
   }
   if (Atomics.load(sig, 1) === 1) shutdown();
   return woke;
+}
+
+// The byte that raises KeyboardInterrupt (3, or -1 after micropython.kbd_intr(-1)).
+function interruptChar() {
+  try { return board.vm._module._mp_hal_get_interrupt_char(); } catch (e) { return 3; }
 }
 
 function checkWdt() {
@@ -220,7 +227,16 @@ function wrapImports(imports) {
     for (const name of Object.keys(ns)) {
       const f = ns[name];
       if (typeof f !== "function") continue;
-      if (name.startsWith("__syscall_")) {
+      if (name === "__syscall_renameat") {
+        // A rename is the commit point of every file the firmware stores (gulo.store); the
+        // --flash folder follows it at once, so a host killed without warning (SIGKILL, a closed
+        // terminal) loses at most the write in flight, as the board itself would.
+        ns[name] = function (...a) {
+          const r = f.apply(this, a);
+          if (r === 0) { try { syncFlash(); } catch (e) { /* best effort */ } }
+          return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r;
+        };
+      } else if (name.startsWith("__syscall_")) {
         ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r; };
       } else if (name === "fd_write") {
         ns[name] = function (fd, iov, iovcnt, pnum) {
