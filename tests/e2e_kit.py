@@ -307,9 +307,11 @@ class NestUnderTest:
 
 @contextlib.contextmanager
 def booted_nest(flash_dir, log_path=None, auto=True, **kw):
-    """A virtual board with the firmware on its flash and running (main.py), ready to play."""
+    """A virtual board with the firmware on its flash and running (main.py), ready to play.
+    Unthrottled unless `baud` is given."""
     install_firmware(flash_dir)
-    board = VirtualBoard(flash_dir=flash_dir, baud=0, log_path=log_path, **kw).start()
+    kw.setdefault("baud", 0)
+    board = VirtualBoard(flash_dir=flash_dir, log_path=log_path, **kw).start()
     nest = None
     try:
         mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")

@@ -259,25 +259,43 @@ class Nest:
     async def console(self):
         # Bytes, not text: a stray byte that is not UTF-8 must be refused like any garbage
         # (console.parse says so), not raise UnicodeError out of a text read and stop the app.
+        # One line per pass, then the other tasks run: a burst of lines (1,000 in one write)
+        # once kept this loop busy until the watchdog reset the board (issue 17). What has not
+        # been read waits in the port's own bounded buffer (the ESP32's stdin ring: 260 bytes,
+        # micropython ports/esp32/mphalport.c, stdin_ringbuf_array; more is dropped there).
         stdin = sys.stdin.buffer
         poller = select.poll()
         poller.register(stdin, select.POLLIN)
         while True:
             self.alive["console"] = True
-            while poller.poll(0):
-                ch = stdin.read(1)
-                if ch in (b"\n", b"\r"):
-                    if self.line:
-                        # The commands (and the console parser) are imported by the first
-                        # line, not at boot: the console is rare in play (heap, .mpy in RAM).
-                        from gulo.commands import command
+            line = self._read_line(poller, stdin)
+            if line is None:
+                await asyncio.sleep_ms(20)
+                continue
+            # The commands (and the console parser) are imported by the first line, not at
+            # boot: the console is rare in play (heap, .mpy in RAM).
+            from gulo.commands import command
 
-                        command(self, bytes(self.line))
-                        self.line = bytearray()
-                        self.changed()  # a command may change the game, the flow or the LEDs (brightness)
-                elif len(self.line) <= _MAX_LINE:
-                    self.line.extend(ch)
-            await asyncio.sleep_ms(20)
+            command(self, line)
+            self.changed()  # a command may change the game, the flow or the LEDs (brightness)
+            await asyncio.sleep_ms(0)  # every other task that is ready runs before the next line
+
+    def _read_line(self, poller, stdin):
+        """The next whole console line (bytes), or None once nothing more is waiting. Reads at
+        most one line's worth (bytes past _MAX_LINE are dropped: the line is refused as too
+        long), so one pass is bounded whatever arrives."""
+        for _ in range(_MAX_LINE + 2):
+            if not poller.poll(0):
+                return None
+            ch = stdin.read(1)
+            if ch in (b"\n", b"\r"):
+                if self.line:
+                    line = bytes(self.line)
+                    self.line = bytearray()
+                    return line
+            elif len(self.line) <= _MAX_LINE:
+                self.line.extend(ch)
+        return None
 
     async def watchdog(self):
         wdt = machine.WDT(timeout=_WDT_MS)
