@@ -167,11 +167,9 @@ function drainInputs(fromVm) {
   const bytes = ringRead(serialRing);
   if (bytes) {
     for (const b of bytes) {
-      if (fromVm && b === interruptChar() && !board.off) {
+      if (fromVm && b === 3 && !board.off) {
         // Ctrl-C while Python runs: raise KeyboardInterrupt at the next bytecode check, as the
-        // ESP32's UART ISR does; the byte itself does not reach the REPL. Only while it is the
-        // interrupt character: micropython.kbd_intr(-1) lets a 0x03 through as a byte, as the
-        // ESP32 port does (ports/esp32/uart.c compares each byte with mp_interrupt_char).
+        // ESP32's UART ISR does; the byte itself does not reach the REPL.
         board.vm._module._mp_sched_keyboard_interrupt();
         board.kbd = true;
         woke = true;
@@ -182,11 +180,6 @@ function drainInputs(fromVm) {
   }
   if (Atomics.load(sig, 1) === 1) shutdown();
   return woke;
-}
-
-// The byte that raises KeyboardInterrupt (3, or -1 after micropython.kbd_intr(-1)).
-function interruptChar() {
-  try { return board.vm._module._mp_hal_get_interrupt_char(); } catch (e) { return 3; }
 }
 
 function checkWdt() {
