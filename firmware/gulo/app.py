@@ -75,6 +75,7 @@ class Nest:
     last_grams: float | None
     alive: dict
     wdt_started: bool
+    storage_shown: str | None
     line: bytearray
     redraw: asyncio.Event
     timed: asyncio.Event
@@ -94,6 +95,9 @@ class Nest:
             # gulo.boot by name during the build. Its reader of the files goes with it.
             forget("gulo.boot")
             forget("gulo.storeread")
+        # Settings are written like the game: a full flash is a reported fault, not an exception.
+        self.config.writer = self.calib.writer = self.store
+        self.storage_shown = None
 
     # ---- output ----------------------------------------------------------------------------------
 
@@ -124,6 +128,21 @@ class Nest:
         """The flow (or what the LEDs show) may have changed: wake the lights and the ticker."""
         self.redraw.set()
         self.timed.set()
+        self.storage()
+
+    def storage(self):
+        """Report what the last writes to flash did: files deleted to make room, a write that
+        failed (the flash full: the game goes on in RAM) and when writing works again."""
+        store = self.store
+        if store.freed:
+            self.emit({"ev": "storage", "freed": store.freed})
+            store.freed = []
+        if store.problem != self.storage_shown:
+            self.storage_shown = store.problem
+            if store.problem:
+                self.emit({"ev": "fault", "what": "storage", "detail": store.problem})
+            else:
+                self.emit({"ev": "fault_cleared", "what": "storage"})
 
     def play(self, tune, t_ms):
         self.tune.play(tune, t_ms)
