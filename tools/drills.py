@@ -31,9 +31,11 @@ from e2e_kit import (  # noqa: E402
 
 def drill_power_cuts(nest, n, seed):
     rng = random.Random(seed)
-    tot = {"reported": 0, "in_flight_kept": 0, "new_games": 0, "files": 0, "put_back": 0, "resumed": 0}
+    tot = {"reported": 0, "in_flight_kept": 0, "in_flight_lost": 0, "new_games": 0, "files": 0,
+           "put_back": 0, "resumed": 0, "recovered": 0, "cuts_in_write": 0}
     for i in range(n):
         r = cut_and_check(nest, rng, seed=seed * 10000 + i)
+        r["cuts_in_write"] = int(r["recovered"] > 0)  # a .tmp left behind: the cut hit a save
         for k in tot:
             tot[k] += int(r[k])
         if (i + 1) % 20 == 0:
@@ -44,31 +46,39 @@ def drill_power_cuts(nest, n, seed):
 def power_cuts_detail(parts):
     tot = {k: sum(p[k] for p in parts) for k in parts[0]}
     n = sum(p["n"] for p in parts)
-    return (f"{n} cuts over {len(parts) - 0} boards; {tot['resumed']} resumed a game, which went on "
-            f"(never refilled, never restarted); {tot['reported']} actions reported before the cuts, "
-            f"all found in the resumed logs; {tot['in_flight_kept']} cuts also kept the action in "
-            f"flight; {tot['put_back']} eggs in flight whose action was lost put back by hand; "
-            f"{tot['new_games']} games started (the first on each board, then after wins); "
-            f"{tot['files']} file reads of /data (every file "
-            "after every cut, firmware readers): 0 damaged, 0 storage faults")
+    return (f"{n} cuts over {len(parts)} boards; COVERAGE: {tot['cuts_in_write']} cuts landed inside a "
+            f"save (a .tmp left behind), {tot['recovered']} .tmp files recovered at boot, "
+            f"{tot['in_flight_kept']} actions in flight kept, {tot['in_flight_lost']} lost (egg put back "
+            f"by hand: {tot['put_back']}); {tot['resumed']} resumed a game, which went on (never "
+            f"refilled, never restarted); {tot['reported']} actions reported before the cuts, all found "
+            f"in the resumed logs; {tot['new_games']} games started (the first on each board, then "
+            f"after wins); {tot['files']} file reads of /data (every file after every cut, firmware "
+            "readers): 0 damaged, 0 storage faults (from the cut on, the boot's own lines included)")
 
 
 def drill_deploys(n, seed, folder):
     rng = random.Random(seed)
-    seen = {"close": 0, "power": 0, "bytes": 0, "step": 0, "old": 0, "new": 0}
+    seen = {"close": 0, "power": 0, "bytes": 0, "step": 0, "old": 0, "new": 0, "not_fired": 0, "last": 0}
     with deploy_board(folder) as (board, trees):
         held = "A"
         for i in range(n):
             target = "B" if held == "A" else "A"
             r = deploy_cut_and_check(board, trees, rng, target)
+            held = target
+            if not r["fired"]:   # the deploy ran to the end uncut: checked, but not a cut
+                seen["not_fired"] += 1
+                continue
+            seen["last"] += int(r["where"].startswith("bytes:") and r["at_end"])
             seen[r["how"]] += 1
             seen[r["where"].split(":")[0]] += 1
             seen["new" if r["after_cut"] == target else "old"] += 1
-            held = target
             if (i + 1) % 10 == 0:
                 print(f"  {i + 1} deploy cuts", flush=True)
-    return (f"{n} deploys of the real firmware (two trees differing in every file) cut: "
-            f"{seen['bytes']} at a random byte offset of the transfer, {seen['step']} at a random "
+    fired = n - seen["not_fired"]
+    return (f"{n} deploys of the real firmware (two trees differing in every file), {fired} cut (a cut "
+            f"that never fired is not counted: {seen['not_fired']}): "
+            f"{seen['bytes']} at a random byte offset of the transfer ({seen['last']} at its last byte), "
+            f"{seen['step']} at a random "
             f"on_step point; {seen['close']} by closing the port, {seen['power']} by a power cut; the "
             f"board booted to `ready` every time holding one tree whole ({seen['old']} old, "
             f"{seen['new']} new, 0 mixed: every deployed file hashed), and the next deploy completed "
