@@ -358,8 +358,10 @@ def stage_game(nest, tmp_dir, actions, players, variant, seed):
 
 
 # ---- power cuts ----------------------------------------------------------------------------------
-def cut_and_check(nest, rng, seed):
-    """One power cut at a random instant of play; returns a dict of what was seen.
+def cut_and_check(nest, rng, seed, at_op=None):
+    """One power cut at a random instant of play (or, with `at_op` N, aimed right before the N-th
+    flash operation from now: a file opened for writing, a write, a close, a rename; the flash
+    keeping what littlefs keeps, vboard/powercut.mjs); returns a dict of what was seen.
 
     The game the board resumed after the previous cut goes on (a new one, known seed, when there
     is none or it was won), with clean turns, and a cut is scheduled 0.3-4 s ahead, so it lands
@@ -377,7 +379,10 @@ def cut_and_check(nest, rng, seed):
     # `ready` line (gulo.boot.build), so they must not be cleared once `ready` is seen.
     nest.faults, nest.recovered = [], []
     try:
-        nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(300, 4000))
+        if at_op is None:
+            nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(300, 4000))
+        else:
+            nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), at_op=at_op)
         try:
             for i in range(40):
                 if nest.game.winner is not None:
@@ -396,9 +401,11 @@ def cut_and_check(nest, rng, seed):
     nest.drain(0.3)   # anything the app says right after ready
     check_no_storage_fault(nest.faults)
     files = check_flash(nest.board.flash_dir)
+    ops = nest.ctl.flash_ops()
     result = {"reported": len(reported), "logged": 0, "in_flight_kept": 0, "in_flight_lost": 0,
               "new_games": new_games, "files": files, "resumed": bool(ready["resumed"]), "put_back": 0,
-              "recovered": len(nest.recovered)}
+              "recovered": len(nest.recovered), "torn": len(ops["torn"]),
+              "cut_op": ops["last_cut"]["kind"] if at_op is not None and ops["last_cut"] else None}
     if not ready["resumed"]:
         if reported:
             raise Mismatch(f"no game resumed, but {len(reported)} actions had been reported")

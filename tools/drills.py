@@ -1,6 +1,6 @@
 """Fault drills on the virtual board (issue 8): `make drills`, or
-    .venv/bin/python tools/drills.py [--cuts 200] [--lines 10000] [--deploys 50] [--seed 1]
-                                     [--jobs 2] [--out docs/reliability.md]
+    .venv/bin/python tools/drills.py [--cuts 200] [--lines 10000] [--deploys 50] [--aimed 40]
+                                     [--seed 1] [--jobs 2] [--out docs/reliability.md] [--small]
 Each drill runs the nest firmware on a fresh virtual board (tests/e2e_kit.py, the same code as
 the e2e tests) and the results are written to docs/reliability.md with counts, command and date.
 The power cuts are split over `--jobs` boards run side by side (each its own process, seed and
@@ -28,16 +28,24 @@ from e2e_kit import (  # noqa: E402
     sensor_faults,
 )
 
+FLASH_OPS = ("open", "write", "close", "rename")
+SAVE_OPS = 10  # the flash operations of two saves (open, 2 writes, close, rename each): aimed in turn
 
-def drill_power_cuts(nest, n, seed):
+
+def drill_power_cuts(nest, n, seed, aimed=False):
+    """`n` power cuts during play: at random instants, or (aimed) before the 1st, 2nd, ... 10th
+    flash operation from then on, in turn, so every operation of a save is hit."""
     rng = random.Random(seed)
     tot = {"reported": 0, "in_flight_kept": 0, "in_flight_lost": 0, "new_games": 0, "files": 0,
-           "put_back": 0, "resumed": 0, "recovered": 0, "cuts_in_write": 0}
+           "put_back": 0, "resumed": 0, "recovered": 0, "cuts_in_write": 0, "torn": 0}
+    tot.update({f"at_{k}": 0 for k in FLASH_OPS})
     for i in range(n):
-        r = cut_and_check(nest, rng, seed=seed * 10000 + i)
+        r = cut_and_check(nest, rng, seed=seed * 10000 + i, at_op=1 + i % SAVE_OPS if aimed else None)
         r["cuts_in_write"] = int(r["recovered"] > 0)  # a .tmp left behind: the cut hit a save
+        if r["cut_op"]:
+            r[f"at_{r['cut_op']}"] = 1
         for k in tot:
-            tot[k] += int(r[k])
+            tot[k] += int(r.get(k, 0))
         if (i + 1) % 20 == 0:
             print(f"  seed {seed}: {i + 1} cuts", flush=True)
     return tot
@@ -54,6 +62,17 @@ def power_cuts_detail(parts):
             f"in the resumed logs; {tot['new_games']} games started (the first on each board, then "
             f"after wins); {tot['files']} file reads of /data (every file after every cut, firmware "
             "readers): 0 damaged, 0 storage faults (from the cut on, the boot's own lines included)")
+
+
+def aimed_cuts_detail(tot, n):
+    at = ", ".join(f"{tot['at_' + k]} before a {k}" for k in FLASH_OPS)
+    return (f"{n} cuts aimed at the flash operations of the next two saves in turn ({at}), the flash "
+            f"keeping what littlefs keeps (files open for writing reverted to their content at open: "
+            f"{tot['torn']} torn); COVERAGE: {tot['cuts_in_write']} cuts left a .tmp, "
+            f"{tot['recovered']} .tmp files recovered at boot, {tot['in_flight_kept']} actions in flight "
+            f"kept, {tot['in_flight_lost']} lost (egg put back by hand); {tot['reported']} actions "
+            f"reported before the cuts, all in the resumed logs; {tot['files']} file reads of /data: "
+            "0 damaged, 0 storage faults")
 
 
 def drill_deploys(n, seed, folder):
@@ -134,8 +153,17 @@ def job_cuts(folder, n, seed):
     return r
 
 
-def job_rest(folder, lines, deploys, seed):
+def job_aimed(folder, n, seed):
+    r = run(f"power cuts aimed at each flash operation in turn, {n} times", on_board, folder,
+            drill_power_cuts, n, seed, True)
+    if r["ok"] == "pass":
+        r["detail"] = aimed_cuts_detail(r["detail"], n)
+    return r
+
+
+def job_rest(folder, lines, deploys, seed, aimed):
     return [
+        job_aimed(folder / "aimed", aimed, seed),
         run("random and malformed console lines (raw bytes, non-UTF-8 included)", on_board,
             folder / "fuzz", drill_fuzz, lines, seed),
         run("console bytes that are not UTF-8", on_board, folder / "utf8", drill_not_utf8),
@@ -151,20 +179,26 @@ def main():
     ap.add_argument("--lines", type=int, default=10000)
     ap.add_argument("--deploys", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--aimed", type=int, default=40, help="power cuts aimed at flash operations")
     ap.add_argument("--jobs", type=int, default=2, help="boards taking the power cuts side by side")
+    ap.add_argument("--small", action="store_true",
+                    help="a quick run for development: 10 cuts, 500 lines, 4 deploys, 10 aimed cuts")
     ap.add_argument("--out", default=str(ROOT / "docs" / "reliability.md"))
     args = ap.parse_args()
-    default = (args.cuts, args.lines, args.deploys, args.seed, args.jobs) == (200, 10000, 50, 1, 2)
+    if args.small:
+        args.cuts, args.lines, args.deploys, args.aimed = 10, 500, 4, 10
+    sizes = (args.cuts, args.lines, args.deploys, args.aimed, args.seed, args.jobs)
+    default = sizes == (200, 10000, 50, 40, 1, 2)
     cmd = "make drills" if default else (
         f".venv/bin/python tools/drills.py --cuts {args.cuts} --lines {args.lines} "
-        f"--deploys {args.deploys} --seed {args.seed} --jobs {args.jobs}")
+        f"--deploys {args.deploys} --aimed {args.aimed} --seed {args.seed} --jobs {args.jobs}")
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="drills-") as tmp:
         tmp = Path(tmp)
         jobs = max(1, args.jobs)
         shares = [args.cuts // jobs + (1 if k < args.cuts % jobs else 0) for k in range(jobs)]
         with concurrent.futures.ProcessPoolExecutor(max_workers=jobs + 1) as pool:
-            rest = pool.submit(job_rest, tmp / "rest", args.lines, args.deploys, args.seed)
+            rest = pool.submit(job_rest, tmp / "rest", args.lines, args.deploys, args.seed, args.aimed)
             cuts = [pool.submit(job_cuts, tmp / f"cuts{k}", n, args.seed + k)
                     for k, n in enumerate(shares) if n]
             parts = [f.result() for f in cuts]

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
 import { MP, mapErrno } from "./errno.mjs";
 import { FlashMirror, loadFlashDir, restore, snapshot, wouldOverflow } from "./flash.mjs";
+import { PowerCuts } from "./powercut.mjs";
 
 const require = createRequire(import.meta.url);
 const { ringCreate, ringRead } = require("./ring.cjs");
@@ -212,6 +213,68 @@ function poll() {
   if (out.len) flushOut();
 }
 
+// ---- the flash's file operations: littlefs's behaviour at a power cut (powercut.mjs) ----
+const cuts = new PowerCuts();
+const syscallResult = (r) => (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r;
+const fdResult = (r) => (typeof r === "number" && r > 0) ? mapErrno(r) : r;
+
+// Is this flash operation the one an aimed cut waits for? Then the power dies before it.
+function cutBefore(kind, path) {
+  if (!cuts.step(kind, path)) return false;
+  resetFromOutside({ kind: "power", cause: PWRON_RESET, offMs: cuts.last.offMs });
+  return true;
+}
+
+// Wrappers for the file syscalls that matter at a power cut (open for writing, write, close,
+// rename); null for the others. A board without power does nothing more to its flash (EIO).
+function flashHook(name, f) {
+  if (name === "__syscall_openat") {
+    return function (dirfd, pathPtr, flags, varargs) {
+      if (board.off) return -MP.EIO;
+      const vm = board.vm;
+      const token = vm ? cuts.beforeOpen(vm.FS, vm._module.UTF8ToString(pathPtr), flags) : null;
+      if (token && cutBefore("open", token.path)) return -MP.EIO;
+      const r = f.call(this, dirfd, pathPtr, flags, varargs);
+      cuts.afterOpen(r, token);
+      return syscallResult(r);
+    };
+  }
+  if (name === "fd_write") {
+    return function (fd, iov, iovcnt, pnum) {
+      if (fd > 2 && cuts.isOpenForWrite(fd)) {
+        if (board.off || cutBefore("write", null)) return MP.EIO;
+      }
+      if (fd > 2 && board.vm && wouldOverflow(board.vm.FS, board.vm._module.HEAPU8, iov, iovcnt)) return MP.ENOSPC;
+      return fdResult(f.call(this, fd, iov, iovcnt, pnum));
+    };
+  }
+  if (name === "fd_close") {
+    return function (fd) {
+      if (cuts.isOpenForWrite(fd)) {
+        // littlefs commits a file at its close (lfs_file_close: as though sync had been called)
+        if (board.off || cutBefore("close", null)) return MP.EIO;
+        cuts.closed(fd);
+      }
+      return fdResult(f.call(this, fd));
+    };
+  }
+  if (name === "__syscall_renameat") {
+    return function (...a) {
+      if (board.off || cutBefore("rename", null)) return -MP.EIO;
+      const r = f.apply(this, a);
+      // A rename is the commit point of every file the firmware stores (gulo.store); the
+      // --flash folder follows it at once, so a host killed without warning (SIGKILL, a closed
+      // terminal) loses at most the write in flight, as the board itself would.
+      if (r === 0) { try { syncFlash(); } catch (e) { /* best effort */ } }
+      return syscallResult(r);
+    };
+  }
+  if (name === "__syscall_unlinkat" || name === "__syscall_mkdirat" || name === "__syscall_rmdir") {
+    return function (...a) { return board.off ? -MP.EIO : syscallResult(f.apply(this, a)); };
+  }
+  return null;
+}
+
 function wrapImports(imports) {
   const seen = new Set();
   for (const ns of Object.values(imports)) {
@@ -220,23 +283,10 @@ function wrapImports(imports) {
     for (const name of Object.keys(ns)) {
       const f = ns[name];
       if (typeof f !== "function") continue;
-      if (name === "__syscall_renameat") {
-        // A rename is the commit point of every file the firmware stores (gulo.store); the
-        // --flash folder follows it at once, so a host killed without warning (SIGKILL, a closed
-        // terminal) loses at most the write in flight, as the board itself would.
-        ns[name] = function (...a) {
-          const r = f.apply(this, a);
-          if (r === 0) { try { syncFlash(); } catch (e) { /* best effort */ } }
-          return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r;
-        };
-      } else if (name.startsWith("__syscall_")) {
+      const hooked = flashHook(name, f);
+      if (hooked) { ns[name] = hooked; continue; }
+      if (name.startsWith("__syscall_")) {
         ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r; };
-      } else if (name === "fd_write") {
-        ns[name] = function (fd, iov, iovcnt, pnum) {
-          if (fd > 2 && board.vm && wouldOverflow(board.vm.FS, board.vm._module.HEAPU8, iov, iovcnt)) return MP.ENOSPC;
-          const r = f.call(this, fd, iov, iovcnt, pnum);
-          return (typeof r === "number" && r > 0) ? mapErrno(r) : r;
-        };
       } else if (name.startsWith("fd_")) {
         ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r > 0) ? mapErrno(r) : r; };
       } else if (name === "mp_js_ticks_ms" || /^invoke_(ii|iii|iiii|vi|vii|viii)$/.test(name)) {
@@ -355,6 +405,7 @@ function shimFiles() {
 const SHIMS = shimFiles();
 
 async function newVm(snap) {
+  cuts.reset(); // a fresh VM has no file open
   const vm = await loadMicroPython({ heapsize: cfg.heapsize || 160 * 1024, stdin: stdinByte,
     stdout: (b) => vmByte(b[0]), stderr: (b) => vmByte(b[0]), linebuffer: false });
   const FS = vm.FS;
@@ -558,6 +609,12 @@ function handleControl(line) {
       ok({});
       return resetFromOutside({ kind: "hard", cause: HARD_RESET });
     case "power_cut":
+      if (req.at_op > 0) {
+        // aimed: before the at_op-th flash operation from now (open for writing, write, close,
+        // rename), whatever the firmware is doing then
+        cuts.arm(req.at_op, req.off_ms);
+        return ok({ armed: req.at_op });
+      }
       ok({});
       if (req.in_ms > 0) {
         board.cutAt = performance.now() + req.in_ms;
@@ -565,6 +622,10 @@ function handleControl(line) {
         return undefined;
       }
       return resetFromOutside({ kind: "power", cause: PWRON_RESET, offMs: req.off_ms || 0 });
+    case "flash_ops":
+      // the flash operations counted since the board started, the last aimed cut, and the files
+      // the last power cut found open for writing (reverted to what they held at their open)
+      return ok({ counts: cuts.counts, last_cut: cuts.last, armed: cuts.aim, torn: board.torn || [] });
     default:
       return reply({ id, ok: false, error: `unknown op ${JSON.stringify(req.op)}` });
   }
@@ -572,8 +633,9 @@ function handleControl(line) {
 
 function resetFromOutside(r) {
   if (r.kind === "power") {
-    // the --flash folder shows what survives the cut (a write in flight included), also while
-    // the app runs (the mirror is otherwise only written at boot and from the REPL)
+    // what littlefs keeps of the files open for writing (powercut.mjs), then the --flash folder
+    // shows what survives the cut, also while the app runs
+    if (board.vm) { try { board.torn = cuts.tear(board.vm.FS); } catch (e) { /* best effort */ } }
     try { syncFlash(); } catch (e) { /* best effort */ }
     board.off = true;
     dropVmTimers();  // the VM dies with the power, its timers with it

@@ -23,7 +23,7 @@ from nest.errors import NestError
 
 WORLD_ACTIONS = ("take", "touch", "drop", "knock_pole", "seat_pole", "pour_back", "load")
 FAULTS = ("hx711_unplugged", "noisy", "reed_stuck", "hang")
-PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt", "mem")
+PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt", "mem", "flash_ops")
 
 
 def handle(board, req):
@@ -297,8 +297,16 @@ class ControlClient:
     def fault(self, name, value=True):
         return self.request("fault", name=name, value=value)
 
-    def power_cut(self, off_ms=0, in_ms=0):
+    def power_cut(self, off_ms=0, in_ms=0, at_op=None):
+        """The power cut now, `in_ms` from now, or (at_op N) right before the N-th flash operation
+        from now (a file opened for writing, a write, a close, a rename: vboard/powercut.mjs)."""
+        if at_op is not None:
+            return self.request("power_cut", off_ms=off_ms, at_op=at_op)
         return self.request("power_cut", off_ms=off_ms, in_ms=in_ms)
+
+    def flash_ops(self):
+        """Flash operations counted so far, the last aimed cut and the files it tore."""
+        return self.request("flash_ops")
 
     def reset(self):
         return self.request("reset")
