@@ -1,6 +1,7 @@
 """Fault drills on the virtual board (issue 8): `make drills`, or
     .venv/bin/python tools/drills.py [--cuts 200] [--lines 10000] [--deploys 50] [--aimed 40]
-                                     [--seed 1] [--jobs 2] [--out docs/reliability.md] [--small]
+                                     [--fuzz 2000] [--seed 1] [--jobs 2] [--out docs/reliability.md]
+                                     [--small]
 Each drill runs the nest firmware on a fresh virtual board (tests/e2e_kit.py, the same code as
 the e2e tests) and the results are written to docs/reliability.md with counts, command and date.
 The power cuts are split over `--jobs` boards run side by side (each its own process, seed and
@@ -27,6 +28,7 @@ from e2e_kit import (  # noqa: E402
     fuzz_console,
     sensor_faults,
 )
+from fuzz_kit import fuzz_replay, fuzz_web  # noqa: E402
 
 FLASH_OPS = ("open", "write", "close", "rename")
 SAVE_OPS = 10  # the flash operations of two saves (open, 2 writes, close, rename each): aimed in turn
@@ -128,6 +130,22 @@ def drill_sensors(nest):
             "turns: pole asked for, no penalty, play resumed")
 
 
+def drill_fuzz_web(folder, n, seed):
+    stats = fuzz_web(folder, random.Random(seed), n)
+    return (f"{stats['sent']} fuzzed page messages to a fresh nest web on 127.0.0.1 (garbage text, "
+            f"non-objects, deep nesting, bad buttons/colours/hands/chances, bad new-game fields, unknown "
+            f"ops, oversized): {stats['refused']} refused with a reason, {stats['too_big']} over 4 KB closed "
+            "with 1009 (message too big) and reconnected; the game log unchanged")
+
+
+def drill_fuzz_replay(folder, n, seed):
+    stats = fuzz_replay(folder, random.Random(seed), n)
+    return (f"{stats['logs']} mangled game logs (deep nesting, random bytes, truncation, wrong types, "
+            f"huge numbers, endless lines, swapped lines, CRLF, non-UTF-8): {stats['replayed']} replayed, "
+            f"{stats['refused']} refused as FILE:LINE: reason, 0 other outcomes; {stats['cli']} of them "
+            "also through `nest replay` (exit 0 or 2, no traceback)")
+
+
 def run(name, fn, *args):
     t = time.monotonic()
     print(f"{name} ...", flush=True)
@@ -161,9 +179,12 @@ def job_aimed(folder, n, seed):
     return r
 
 
-def job_rest(folder, lines, deploys, seed, aimed):
+def job_rest(folder, lines, deploys, seed, aimed, fuzz):
     return [
         job_aimed(folder / "aimed", aimed, seed),
+        run(f"fuzzed WebSocket messages to the play page, {fuzz}", drill_fuzz_web, folder / "web", fuzz,
+            seed),
+        run(f"fuzzed game logs for nest replay, {fuzz}", drill_fuzz_replay, folder / "replay", fuzz, seed),
         run("random and malformed console lines (raw bytes, non-UTF-8 included)", on_board,
             folder / "fuzz", drill_fuzz, lines, seed),
         run("console bytes that are not UTF-8", on_board, folder / "utf8", drill_not_utf8),
@@ -180,25 +201,29 @@ def main():
     ap.add_argument("--deploys", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--aimed", type=int, default=40, help="power cuts aimed at flash operations")
+    ap.add_argument("--fuzz", type=int, default=2000, help="fuzzed page messages, and game logs")
     ap.add_argument("--jobs", type=int, default=2, help="boards taking the power cuts side by side")
     ap.add_argument("--small", action="store_true",
-                    help="a quick run for development: 10 cuts, 500 lines, 4 deploys, 10 aimed cuts")
+                    help="a quick run for development: 10 cuts, 500 lines, 4 deploys, 10 aimed cuts, "
+                         "200 fuzzed messages and logs")
     ap.add_argument("--out", default=str(ROOT / "docs" / "reliability.md"))
     args = ap.parse_args()
     if args.small:
-        args.cuts, args.lines, args.deploys, args.aimed = 10, 500, 4, 10
-    sizes = (args.cuts, args.lines, args.deploys, args.aimed, args.seed, args.jobs)
-    default = sizes == (200, 10000, 50, 40, 1, 2)
+        args.cuts, args.lines, args.deploys, args.aimed, args.fuzz = 10, 500, 4, 10, 200
+    sizes = (args.cuts, args.lines, args.deploys, args.aimed, args.fuzz, args.seed, args.jobs)
+    default = sizes == (200, 10000, 50, 40, 2000, 1, 2)
     cmd = "make drills" if default else (
         f".venv/bin/python tools/drills.py --cuts {args.cuts} --lines {args.lines} "
-        f"--deploys {args.deploys} --aimed {args.aimed} --seed {args.seed} --jobs {args.jobs}")
+        f"--deploys {args.deploys} --aimed {args.aimed} --fuzz {args.fuzz} --seed {args.seed} "
+        f"--jobs {args.jobs}")
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="drills-") as tmp:
         tmp = Path(tmp)
         jobs = max(1, args.jobs)
         shares = [args.cuts // jobs + (1 if k < args.cuts % jobs else 0) for k in range(jobs)]
         with concurrent.futures.ProcessPoolExecutor(max_workers=jobs + 1) as pool:
-            rest = pool.submit(job_rest, tmp / "rest", args.lines, args.deploys, args.seed, args.aimed)
+            rest = pool.submit(job_rest, tmp / "rest", args.lines, args.deploys, args.seed, args.aimed,
+                               args.fuzz)
             cuts = [pool.submit(job_cuts, tmp / f"cuts{k}", n, args.seed + k)
                     for k, n in enumerate(shares) if n]
             parts = [f.result() for f in cuts]
