@@ -212,7 +212,7 @@ def main():
         args.cuts, args.lines, args.deploys, args.aimed, args.fuzz = 10, 500, 4, 10, 200
     sizes = (args.cuts, args.lines, args.deploys, args.aimed, args.fuzz, args.seed, args.jobs)
     default = sizes == (200, 10000, 50, 40, 2000, 1, 2)
-    cmd = "make drills" if default else (
+    cmd = "make drills" if default else ".venv/bin/python tools/drills.py --small" if args.small else (
         f".venv/bin/python tools/drills.py --cuts {args.cuts} --lines {args.lines} "
         f"--deploys {args.deploys} --aimed {args.aimed} --fuzz {args.fuzz} --seed {args.seed} "
         f"--jobs {args.jobs}")
