@@ -218,6 +218,10 @@ const cuts = new PowerCuts();
 const syscallResult = (r) => (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r;
 const fdResult = (r) => (typeof r === "number" && r > 0) ? mapErrno(r) : r;
 
+// The dying VM after a cut, still unwinding: it does nothing more to the flash. (A boot that
+// restores the files while the power is still flagged off is not the VM: inVm is 0 then.)
+const powerless = () => board.off && board.inVm > 0;
+
 // Is this flash operation the one an aimed cut waits for? Then the power dies before it.
 function cutBefore(kind, path) {
   if (!cuts.step(kind, path)) return false;
@@ -230,7 +234,7 @@ function cutBefore(kind, path) {
 function flashHook(name, f) {
   if (name === "__syscall_openat") {
     return function (dirfd, pathPtr, flags, varargs) {
-      if (board.off) return -MP.EIO;
+      if (powerless()) return -MP.EIO;
       const vm = board.vm;
       const token = vm ? cuts.beforeOpen(vm.FS, vm._module.UTF8ToString(pathPtr), flags) : null;
       if (token && cutBefore("open", token.path)) return -MP.EIO;
@@ -242,7 +246,7 @@ function flashHook(name, f) {
   if (name === "fd_write") {
     return function (fd, iov, iovcnt, pnum) {
       if (fd > 2 && cuts.isOpenForWrite(fd)) {
-        if (board.off || cutBefore("write", null)) return MP.EIO;
+        if (powerless() || cutBefore("write", null)) return MP.EIO;
       }
       if (fd > 2 && board.vm && wouldOverflow(board.vm.FS, board.vm._module.HEAPU8, iov, iovcnt)) return MP.ENOSPC;
       return fdResult(f.call(this, fd, iov, iovcnt, pnum));
@@ -252,7 +256,7 @@ function flashHook(name, f) {
     return function (fd) {
       if (cuts.isOpenForWrite(fd)) {
         // littlefs commits a file at its close (lfs_file_close: as though sync had been called)
-        if (board.off || cutBefore("close", null)) return MP.EIO;
+        if (powerless() || cutBefore("close", null)) return MP.EIO;
         cuts.closed(fd);
       }
       return fdResult(f.call(this, fd));
@@ -260,7 +264,7 @@ function flashHook(name, f) {
   }
   if (name === "__syscall_renameat") {
     return function (...a) {
-      if (board.off || cutBefore("rename", null)) return -MP.EIO;
+      if (powerless() || cutBefore("rename", null)) return -MP.EIO;
       const r = f.apply(this, a);
       // A rename is the commit point of every file the firmware stores (gulo.store); the
       // --flash folder follows it at once, so a host killed without warning (SIGKILL, a closed
@@ -270,7 +274,7 @@ function flashHook(name, f) {
     };
   }
   if (name === "__syscall_unlinkat" || name === "__syscall_mkdirat" || name === "__syscall_rmdir") {
-    return function (...a) { return board.off ? -MP.EIO : syscallResult(f.apply(this, a)); };
+    return function (...a) { return powerless() ? -MP.EIO : syscallResult(f.apply(this, a)); };
   }
   return null;
 }
