@@ -4,6 +4,7 @@ nothing reported; a planted non-atomic save (the header and the payload written 
 is caught by the same check."""
 
 import random
+from pathlib import Path
 
 import pytest
 from e2e_kit import Mismatch, booted_nest, cut_and_check
@@ -11,18 +12,9 @@ from vboard_fixtures import mpremote
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(400)]
 
-# A store.save that is not atomic: header and payload in two separate writes of the file.
-NOT_ATOMIC = '''
-import binascii
-import os
-
-MAGIC = "gulo1"
-TMP = ".tmp"
-
-
-def crc(data):
-    return binascii.crc32(data) & 0xFFFFFFFF
-
+# gulo.store with a save that is not atomic: the header and the payload written by two opens of
+# the file itself (a later `def save` replaces the real one).
+NOT_ATOMIC = (Path(__file__).resolve().parent.parent / "firmware" / "gulo" / "store.py").read_text() + '''
 
 def save(path, data):
     if isinstance(data, str):

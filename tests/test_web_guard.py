@@ -7,13 +7,13 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import aiohttp
 import pytest
+from fuzz_kit import start_web, stop_web
 
 from gulo import storeread
 from gulo.gamelog import read_log
@@ -23,32 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 NEST = Path(sys.executable).with_name("nest")
 
 
-def start_web(flash):
-    """`nest web` in a session of its own (so a whole process group can be killed); (proc, url)."""
-    proc = subprocess.Popen([str(NEST), "web", "--no-open", "--port", "0", "--flash", str(flash)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            start_new_session=True)
-    end = time.monotonic() + 90
-    while time.monotonic() < end:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if "http://" in line:
-            return proc, line[line.index("http://"):].split()[0].rstrip("/")
-    os.killpg(proc.pid, signal.SIGKILL)
-    raise AssertionError(f"nest web printed no URL: {proc.stderr.read()}")
-
-
 @pytest.fixture(scope="module")
 def web(tmp_path_factory):
     proc, url = start_web(tmp_path_factory.mktemp("web-flash"))
     yield url
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    stop_web(proc)
 
 
 def run(coro):

@@ -16,23 +16,17 @@ _JOURNAL = "/.nest/commit.json"
 _ENOSPC = 28  # errno of a full flash (littlefs LFS_ERR_NOSPC = -28, MicroPython's MP_ENOSPC)
 
 
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
-
-
 def _spare(gs):
     """Files the nest owns and can do without, most expendable first: a deploy's stage with no
     journal, then the finished games, oldest first (the running game is never one of them)."""
     out = []
-    if not _exists(_JOURNAL):
+    try:
+        os.stat(_JOURNAL)  # a journal: boot.py still has a commit to finish from the stage
+    except OSError:
         try:
             out = [_STAGE + "/" + n for n in os.listdir(_STAGE)]
         except OSError:
-            pass
+            pass  # no stage
     return out + [gs.games + "/" + n for n in logs(gs)]
 
 

@@ -89,11 +89,13 @@ def _check(kind, v):
     return None  # "any": checked by the setting itself
 
 
-def members(text):
-    """How many members the top-level JSON object in `text` has, as written (a key given twice
-    counts twice): the commas at depth 1 outside strings, plus one. json.loads keeps the last of
-    two equal keys, so {"cmd": "status", "cmd": "new"} would quietly be a `new`."""
-    depth = commas = 0
+def shape(text):
+    """(members, depth) of a JSON text as written, strings skipped: how many members its top-level
+    object has (a key given twice counts twice: the commas at depth 1, plus one; 0 for {}) and how
+    deep its brackets nest. json.loads keeps the last of two equal keys, so {"cmd": "status",
+    "cmd": "new"} would quietly be a `new`; the host checks the depth before json.loads
+    (nest.jsonguard), whose parser recurses once per level."""
+    depth = deepest = commas = 0
     in_string = escaped = False
     empty = True
     for ch in text:
@@ -109,13 +111,15 @@ def members(text):
             in_string = True
         elif ch in "[{":
             depth += 1
+            if depth > deepest:
+                deepest = depth
         elif ch in "]}":
             depth -= 1
         elif ch == "," and depth == 1:
             commas += 1
         if depth == 1 and ch not in " \t{":
             empty = False
-    return 0 if empty else commas + 1
+    return (0 if empty else commas + 1), deepest
 
 
 def parse(line):
@@ -135,7 +139,7 @@ def parse(line):
         raise ConsoleError("not JSON: send one object per line, e.g. {\"cmd\": \"help\"}")
     if not isinstance(obj, dict):
         raise ConsoleError("not a JSON object")
-    if members(line) != len(obj):
+    if shape(line)[0] != len(obj):
         raise ConsoleError("a field given twice: each field once, e.g. {\"cmd\": \"status\"}")
     id = obj.get("id")
     if id is not None and not (isinstance(id, (int, str)) and not isinstance(id, bool)):

@@ -1,15 +1,9 @@
 # The console refuses what json.loads would quietly reinterpret (issue 17, hole 8): a key given
 # twice ({"cmd": "status", "cmd": "new"} started a new game: the last one wins).
 
-from gulo.console import ConsoleError, members, parse
+from test_console import refused
 
-
-def refused(line):
-    try:
-        parse(line)
-    except ConsoleError as e:
-        return str(e)
-    return None
+from gulo.console import parse, shape
 
 
 def test_a_key_given_twice_is_refused():
@@ -27,10 +21,12 @@ def test_lines_with_each_key_once_still_parse():
     assert parse(' { "cmd" : "status" } ')[0] == "status"
 
 
-def test_members_counts_what_is_written():
-    assert members("{}") == 0
-    assert members(" { } ") == 0
-    assert members('{"a": 1}') == 1
-    assert members('{"a": [1, 2, {"b": 3, "c": 4}], "d": "x,y"}') == 2
-    assert members('{"a": "\\\\", "b": "\\""}') == 2
-    assert members('{"a": 1, "a": 2}') == 2
+def test_shape_counts_what_is_written():
+    assert shape("{}") == (0, 1)
+    assert shape(" { } ") == (0, 1)
+    assert shape('{"a": 1}') == (1, 1)
+    assert shape('{"a": [1, 2, {"b": 3, "c": 4}], "d": "x,y"}') == (2, 3)
+    assert shape('{"a": "\\\\", "b": "\\""}') == (2, 1)
+    assert shape('{"a": 1, "a": 2}') == (2, 1)
+    assert shape('{"a": "[[[{{{"}')[1] == 1
+    assert shape("[" * 50)[1] == 50
