@@ -144,7 +144,7 @@ def _greeting_refused(server, raw):
         return "http"
     try:
         hello = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         hello = None
     if not isinstance(hello, dict) or not isinstance(hello.get("token"), str) or \
             not secrets.compare_digest(hello["token"], server.token):

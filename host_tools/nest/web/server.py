@@ -207,8 +207,8 @@ class NestSession:
         rid = self._next_id
         fut = self.loop.create_future()
         self._calls[rid] = fut
-        await asyncio.to_thread(self._send, {"cmd": cmd, "id": rid, **fields})
         try:
+            await asyncio.to_thread(self._send, {"cmd": cmd, "id": rid, **fields})
             return await asyncio.wait_for(fut, CALL_TIMEOUT_S)
         except TimeoutError:
             raise NestError(f"the board did not answer {cmd!r} within {CALL_TIMEOUT_S:.0f} s") from None
