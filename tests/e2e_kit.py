@@ -358,6 +358,17 @@ def stage_game(nest, tmp_dir, actions, players, variant, seed):
 
 
 # ---- power cuts ----------------------------------------------------------------------------------
+def refill_and_restart(nest):
+    """Every egg back in the nest while the power is off, then a boot: the next cut_and_check
+    deals a new game on a full nest (instead of the resumed game going on)."""
+    nest.raise_on_boot = False
+    nest.ctl.power_cut(off_ms=2300)            # a pour lasts at most 1.9 s
+    nest.ctl.pour_back()
+    nest.after_boot(timeout=35)
+    nest.drain(0.3)
+    nest.game, nest.actions, nest.outcomes = None, [], []
+
+
 def cut_and_check(nest, rng, seed, at_op=None):
     """One power cut at a random instant of play (or, with `at_op` N, aimed right before the N-th
     flash operation from now: a file opened for writing, a write, a close, a rename; the flash

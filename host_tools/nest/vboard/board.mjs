@@ -226,6 +226,9 @@ const powerless = () => board.off && board.inVm > 0;
 function cutBefore(kind, path) {
   if (!cuts.step(kind, path)) return false;
   resetFromOutside({ kind: "power", cause: PWRON_RESET, offMs: cuts.last.offMs });
+  // Thrown from this import hook at once, as poll() does: not one more bytecode of the dying VM
+  // runs (it would catch the error, arm timers, touch the board).
+  if (board.pendingReset) { const r = board.pendingReset; board.pendingReset = null; throw new BoardReset(r.kind, r.cause); }
   return true;
 }
 
