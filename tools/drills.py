@@ -79,7 +79,8 @@ def aimed_cuts_detail(tot, n):
             f"{tot['recovered']} .tmp files recovered at boot, {tot['in_flight_kept']} actions in flight "
             f"kept, {tot['in_flight_lost']} lost (egg put back by hand); {tot['reported']} actions "
             f"reported before the cuts, all in the resumed logs; {tot['files']} file reads of /data: "
-            "0 damaged, 0 storage faults")
+            f"0 damaged, 0 storage faults; after each cut the nest refilled and a new game dealt "
+            f"({tot['new_games']} games; finding 6)")
 
 
 def drill_deploys(n, seed, folder):
