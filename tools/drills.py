@@ -63,8 +63,9 @@ def power_cuts_detail(parts):
     n = sum(p["n"] for p in parts)
     return (f"{n} cuts over {len(parts)} boards; COVERAGE: {tot['cuts_in_write']} cuts landed inside a "
             f"save (a .tmp left behind), {tot['recovered']} .tmp files recovered at boot, "
-            f"{tot['in_flight_kept']} actions in flight kept, {tot['in_flight_lost']} lost (egg put back "
-            f"by hand: {tot['put_back']}); {tot['resumed']} resumed a game, which went on (never "
+            f"{tot['in_flight_kept']} actions in flight kept (logged, never reported), "
+            f"{tot['in_flight_lost']} cuts lost the action in flight ({tot['put_back']} eggs put back by "
+            f"hand); {tot['resumed']} resumed a game, which went on (never "
             f"refilled, never restarted); {tot['reported']} actions reported before the cuts, all found "
             f"in the resumed logs; {tot['new_games']} games started (the first on each board, then "
             f"after wins); {tot['files']} file reads of /data (every file after every cut, firmware "
@@ -77,7 +78,8 @@ def aimed_cuts_detail(tot, n):
             f"keeping what littlefs keeps (files open for writing reverted to their content at open: "
             f"{tot['torn']} torn); COVERAGE: {tot['cuts_in_write']} cuts left a .tmp, "
             f"{tot['recovered']} .tmp files recovered at boot, {tot['in_flight_kept']} actions in flight "
-            f"kept, {tot['in_flight_lost']} lost (egg put back by hand); {tot['reported']} actions "
+            f"kept, {tot['in_flight_lost']} cuts lost the action in flight ({tot['put_back']} eggs put back "
+            f"by hand); {tot['reported']} actions "
             f"reported before the cuts, all in the resumed logs; {tot['files']} file reads of /data: "
             f"0 damaged, 0 storage faults; after each cut the nest refilled and a new game dealt "
             f"({tot['new_games']} games; finding 6)")
