@@ -307,10 +307,12 @@ class NestUnderTest:
 
 @contextlib.contextmanager
 def booted_nest(flash_dir, log_path=None, auto=True, **kw):
-    """A virtual board with the firmware on its flash and running (main.py), ready to play."""
+    """A virtual board with the firmware on its flash and running (main.py), ready to play.
+    Unthrottled unless `baud` is given."""
     install_firmware(flash_dir)
     kw.setdefault("timing", "host")  # the VM's own speed, unless a drill asks for the ESP32's
-    board = VirtualBoard(flash_dir=flash_dir, baud=0, log_path=log_path, **kw).start()
+    kw.setdefault("baud", 0)
+    board = VirtualBoard(flash_dir=flash_dir, log_path=log_path, **kw).start()
     nest = None
     try:
         mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
@@ -357,8 +359,21 @@ def stage_game(nest, tmp_dir, actions, players, variant, seed):
 
 
 # ---- power cuts ----------------------------------------------------------------------------------
-def cut_and_check(nest, rng, seed):
-    """One power cut at a random instant of play; returns a dict of what was seen.
+def refill_and_restart(nest):
+    """Every egg back in the nest while the power is off, then a boot: the next cut_and_check
+    deals a new game on a full nest (instead of the resumed game going on)."""
+    nest.raise_on_boot = False
+    nest.ctl.power_cut(off_ms=2300)            # a pour lasts at most 1.9 s
+    nest.ctl.pour_back()
+    nest.after_boot(timeout=35)
+    nest.drain(0.3)
+    nest.game, nest.actions, nest.outcomes = None, [], []
+
+
+def cut_and_check(nest, rng, seed, at_op=None):
+    """One power cut at a random instant of play (or, with `at_op` N, aimed right before the N-th
+    flash operation from now: a file opened for writing, a write, a close, a rename; the flash
+    keeping what littlefs keeps, vboard/powercut.mjs); returns a dict of what was seen.
 
     The game the board resumed after the previous cut goes on (a new one, known seed, when there
     is none or it was won), with clean turns, and a cut is scheduled 0.3-4 s ahead, so it lands
@@ -372,8 +387,14 @@ def cut_and_check(nest, rng, seed):
         nest.new(2, rng.choice(("standard", "fast")), seed)
         new_games += 1
     nest.raise_on_boot = True
+    # Faults and recovered files count from the cut on: the new boot prints them BEFORE its
+    # `ready` line (gulo.boot.build), so they must not be cleared once `ready` is seen.
+    nest.faults, nest.recovered = [], []
     try:
-        nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(300, 4000))
+        if at_op is None:
+            nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(300, 4000))
+        else:
+            nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), at_op=at_op)
         try:
             for i in range(40):
                 if nest.game.winner is not None:
@@ -388,34 +409,54 @@ def cut_and_check(nest, rng, seed):
     reported = list(nest.actions)
     ready = nest.ready
     nest.boots += 1
-    nest.faults, nest.recovered = [], []
     nest.phase = nest.prompt = None
-    nest.drain(0.3)   # the storage fault / recovered lines come right after ready
-    storage = [f for f in nest.faults if f.get("what") == "storage"]
-    if storage:
-        raise Mismatch(f"a file reported damaged after a power cut: {storage}")
+    nest.drain(0.3)   # anything the app says right after ready
+    check_no_storage_fault(nest.faults)
     files = check_flash(nest.board.flash_dir)
-    result = {"reported": len(reported), "logged": 0, "in_flight_kept": 0, "new_games": new_games,
-              "files": files, "resumed": bool(ready["resumed"]), "put_back": 0}
+    ops = nest.ctl.flash_ops()
+    result = {"reported": len(reported), "logged": 0, "in_flight_kept": 0, "in_flight_lost": 0,
+              "new_games": new_games, "files": files, "resumed": bool(ready["resumed"]), "put_back": 0,
+              "recovered": len(nest.recovered), "torn": len(ops["torn"]),
+              "cut_op": ops["last_cut"]["kind"] if at_op is not None and ops["last_cut"] else None}
     if not ready["resumed"]:
         if reported:
             raise Mismatch(f"no game resumed, but {len(reported)} actions had been reported")
         nest.game, nest.actions, nest.outcomes = None, [], []
         return result
     lines = nest.fetch_log("current")
-    logged = nest.logged_actions(lines)
-    replayed = read_log(lines)
-    if replayed.state() != ready["state"]:
-        raise Mismatch(f"resumed state {ready['state']} is not its log replayed {replayed.state()}")
-    if logged[:len(reported)] != reported:
-        raise Mismatch(f"reported before the cut: {reported}\nlogged after it: {logged}")
-    if len(logged) > len(reported) + 1:
-        raise Mismatch(f"{len(logged) - len(reported)} actions logged that were never reported")
+    replayed, logged = check_resumed(reported, lines, ready["state"])
     nest.game, nest.actions = replayed, logged
     nest.outcomes = nest.outcomes[:len(logged)]
     result.update(logged=len(logged), in_flight_kept=len(logged) - len(reported))
     result["put_back"] = put_back_lost_egg(nest, rng)
+    result["in_flight_lost"] = int(result["put_back"] > 0)
     return result
+
+
+def check_no_storage_fault(faults):
+    """Mismatch if any of these `fault` lines (since the cut, the boot's own included) is about
+    storage: a file the firmware found damaged."""
+    storage = [f for f in faults if f.get("what") == "storage"]
+    if storage:
+        raise Mismatch(f"a file reported damaged after a power cut: {storage}")
+
+
+def check_resumed(reported, lines, state):
+    """The resumed game against what was reported before the cut: its log (`lines`) replays to
+    the `state` the board announced, holds every reported action in order, and at most one more
+    (the action in flight). Returns (the replayed Game, the logged actions); Mismatch otherwise."""
+    logged = [{k: v for k, v in json.loads(t).items() if k != "t"} for t in lines[1:]]
+    try:
+        replayed = read_log(lines)
+    except LogError as e:
+        raise Mismatch(f"the resumed log does not replay: {e}") from e
+    if replayed.state() != state:
+        raise Mismatch(f"resumed state {state} is not its log replayed {replayed.state()}")
+    if logged[:len(reported)] != reported:
+        raise Mismatch(f"reported before the cut: {reported}\nlogged after it: {logged}")
+    if len(logged) > len(reported) + 1:
+        raise Mismatch(f"{len(logged) - len(reported)} actions logged that were never reported")
+    return replayed, logged
 
 
 def put_back_lost_egg(nest, rng):
@@ -689,9 +730,12 @@ def deploy_cut_and_check(board, trees, rng, target):
         raise Cut()
 
     def progress(done, total):
+        # any byte offset 1..total, the last included (deploy reports done == total once the
+        # final chunk is through: a cut there lands before the journal)
         if state["offset"] is None:
-            state["offset"] = rng.randint(1, max(1, total - 1))
-        if not state["fired"] and done >= state["offset"] and done < total:
+            state["offset"] = rng.randint(1, max(1, total))
+            state["total"] = total
+        if not state["fired"] and done >= state["offset"]:
             if how == "close":
                 cut()
             # the power dies a few ms on, inside the next chunk; the USB serial of a board that
@@ -724,7 +768,8 @@ def deploy_cut_and_check(board, trees, rng, target):
     if ready2.get("ev") != "ready" or board_tree(board, trees) != target:
         raise Mismatch(f"the deploy after the cut did not complete: {ready2}")
     return {"how": how, "where": f"{where}:{step if where == 'step' else state['offset']}",
-            "fired": state["fired"], "completed_anyway": completed, "after_cut": held, "target": target}
+            "fired": state["fired"], "completed_anyway": completed, "after_cut": held, "target": target,
+            "at_end": state["offset"] is not None and state["offset"] == state.get("total")}
 
 
 @contextlib.contextmanager

@@ -75,6 +75,7 @@ class Nest:
     last_grams: float | None
     alive: dict
     wdt_started: bool
+    storage_shown: str | None
     line: bytearray
     redraw: asyncio.Event
     timed: asyncio.Event
@@ -94,6 +95,9 @@ class Nest:
             # gulo.boot by name during the build. Its reader of the files goes with it.
             forget("gulo.boot")
             forget("gulo.storeread")
+        # Settings are written like the game: a full flash is a reported fault, not an exception.
+        self.config.writer = self.calib.writer = self.store
+        self.storage_shown = None
 
     # ---- output ----------------------------------------------------------------------------------
 
@@ -124,6 +128,21 @@ class Nest:
         """The flow (or what the LEDs show) may have changed: wake the lights and the ticker."""
         self.redraw.set()
         self.timed.set()
+        self.storage()
+
+    def storage(self):
+        """Report what the last writes to flash did: files deleted to make room, a write that
+        failed (the flash full: the game goes on in RAM) and when writing works again."""
+        store = self.store
+        if store.freed:
+            self.emit({"ev": "storage", "freed": store.freed})
+            store.freed = []
+        if store.problem != self.storage_shown:
+            self.storage_shown = store.problem
+            if store.problem:
+                self.emit({"ev": "fault", "what": "storage", "detail": store.problem})
+            else:
+                self.emit({"ev": "fault_cleared", "what": "storage"})
 
     def play(self, tune, t_ms):
         self.tune.play(tune, t_ms)
@@ -260,25 +279,43 @@ class Nest:
     async def console(self):
         # Bytes, not text: a stray byte that is not UTF-8 must be refused like any garbage
         # (console.parse says so), not raise UnicodeError out of a text read and stop the app.
+        # One line per pass, then the other tasks run: a burst of lines (1,000 in one write)
+        # once kept this loop busy until the watchdog reset the board (issue 17). What has not
+        # been read waits in the port's own bounded buffer (the ESP32's stdin ring: 260 bytes,
+        # micropython ports/esp32/mphalport.c, stdin_ringbuf_array; more is dropped there).
         stdin = sys.stdin.buffer
         poller = select.poll()
         poller.register(stdin, select.POLLIN)
         while True:
             self.alive["console"] = True
-            while poller.poll(0):
-                ch = stdin.read(1)
-                if ch in (b"\n", b"\r"):
-                    if self.line:
-                        # The commands (and the console parser) are imported by the first
-                        # line, not at boot: the console is rare in play (heap, .mpy in RAM).
-                        from gulo.commands import command
+            line = self._read_line(poller, stdin)
+            if line is None:
+                await asyncio.sleep_ms(20)
+                continue
+            # The commands (and the console parser) are imported by the first line, not at
+            # boot: the console is rare in play (heap, .mpy in RAM).
+            from gulo.commands import command
 
-                        command(self, bytes(self.line))
-                        self.line = bytearray()
-                        self.changed()  # a command may change the game, the flow or the LEDs (brightness)
-                elif len(self.line) <= _MAX_LINE:
-                    self.line.extend(ch)
-            await asyncio.sleep_ms(20)
+            command(self, line)
+            self.changed()  # a command may change the game, the flow or the LEDs (brightness)
+            await asyncio.sleep_ms(0)  # every other task that is ready runs before the next line
+
+    def _read_line(self, poller, stdin):
+        """The next whole console line (bytes), or None once nothing more is waiting. Reads at
+        most one line's worth (bytes past _MAX_LINE are dropped: the line is refused as too
+        long), so one pass is bounded whatever arrives."""
+        for _ in range(_MAX_LINE + 2):
+            if not poller.poll(0):
+                return None
+            ch = stdin.read(1)
+            if ch in (b"\n", b"\r"):
+                if self.line:
+                    line = bytes(self.line)
+                    self.line = bytearray()
+                    return line
+            elif len(self.line) <= _MAX_LINE:
+                self.line.extend(ch)
+        return None
 
     async def watchdog(self):
         wdt = machine.WDT(timeout=_WDT_MS)

@@ -89,6 +89,39 @@ def _check(kind, v):
     return None  # "any": checked by the setting itself
 
 
+def shape(text):
+    """(members, depth) of a JSON text as written, strings skipped: how many members its top-level
+    object has (a key given twice counts twice: the commas at depth 1, plus one; 0 for {}) and how
+    deep its brackets nest. json.loads keeps the last of two equal keys, so {"cmd": "status",
+    "cmd": "new"} would quietly be a `new`; the host checks the depth before json.loads
+    (nest.jsonguard), whose parser recurses once per level."""
+    depth = deepest = commas = 0
+    in_string = escaped = False
+    empty = True
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 1:
+            commas += 1
+        if depth == 1 and ch not in " \t{":
+            empty = False
+    return (0 if empty else commas + 1), deepest
+
+
 def parse(line):
     """(cmd, args, id) from one console line; ConsoleError naming the command and field."""
     if isinstance(line, (bytes, bytearray)):
@@ -106,6 +139,8 @@ def parse(line):
         raise ConsoleError("not JSON: send one object per line, e.g. {\"cmd\": \"help\"}")
     if not isinstance(obj, dict):
         raise ConsoleError("not a JSON object")
+    if shape(line)[0] != len(obj):
+        raise ConsoleError("a field given twice: each field once, e.g. {\"cmd\": \"status\"}")
     id = obj.get("id")
     if id is not None and not (isinstance(id, (int, str)) and not isinstance(id, bool)):
         raise ConsoleError("id must be a number or a string")

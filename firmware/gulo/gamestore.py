@@ -48,6 +48,8 @@ class GameStore:
         _mkdir(folder)
         _mkdir(self.games)
         self.lines = []
+        self.problem = None  # a write that failed (the flash full): reported, the game in RAM
+        self.freed = []      # what make_room deleted, for the app to report
         # Once per boot (the reader, gulo.storeread, is forgotten after boot: heap).
         from gulo.storeread import remove_leftovers
 
@@ -80,7 +82,19 @@ class GameStore:
         self._save()
 
     def _save(self):
-        store.save(self.current, "\n".join(self.lines) + "\n")
+        self.write(self.current, "\n".join(self.lines) + "\n")
+
+    def write(self, path, data):
+        """store.save for every file the nest writes in play; never raises. A full flash
+        (OSError 28) does not stop the game: room is made from what the nest owns (gulo.archive.
+        make_room) and the write tried again; if it still fails, `problem` says so (the app reports
+        a storage fault) and the game goes on in RAM. True if the file was saved."""
+        try:
+            store.save(path, data)
+        except OSError as e:
+            return borrow("archive").make_room(self, path, data, e)
+        self.problem = None
+        return True
 
     def finish(self):
         """Archive the running game (won, or abandoned for a new one) under games/: its name, or
@@ -89,7 +103,11 @@ class GameStore:
 
 
 class Settings:
-    """A small JSON dict on flash with defaults; a damaged file falls back to them (and says so)."""
+    """A small JSON dict on flash with defaults; a damaged file falls back to them (and says so).
+    `writer` (the GameStore, set by gulo.app.Nest) saves it as it saves the game: a full flash
+    is a reported fault, never an exception out of a command."""
+
+    writer: "GameStore | None" = None
 
     def __init__(self, path, defaults):
         self.path = path
@@ -99,4 +117,7 @@ class Settings:
         self.values, self.problem = load_settings(path, defaults)
 
     def save(self):
+        if self.writer is not None:
+            return self.writer.write(self.path, json.dumps(self.values))
         store.save(self.path, json.dumps(self.values))
+        return True

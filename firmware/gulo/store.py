@@ -25,9 +25,18 @@ def save(path, data):
     if isinstance(data, str):
         data = data.encode()
     tmp = path + TMP
-    with open(tmp, "wb") as f:
-        f.write(("%s %08x %d\n" % (MAGIC, crc(data), len(data))).encode())
-        f.write(data)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(("%s %08x %d\n" % (MAGIC, crc(data), len(data))).encode())
+            f.write(data)
+    except OSError:
+        # A full flash (ENOSPC) fails here: the half-written .tmp would only hold on to the
+        # blocks the next try needs. The file at `path` is untouched.
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
     sync = getattr(os, "sync", None)  # flush littlefs' caches before the commit point
     if sync:
         sync()

@@ -1,10 +1,16 @@
 """`nest logs pull [--out DIR]`: fetch the board's game logs as files `nest replay` reads."""
 
 import os
+import re
 from pathlib import Path
 
 from nest.boardconsole import open_console
 from nest.errors import NestError
+
+# The only log names the firmware makes (gulo.archive.finish: "%04d.jsonl", numbered from 1; the
+# running game is asked for as "current"). A board is a device on a cable, not a trusted peer: any
+# other name (a path, "..", a non-string) is refused before it comes near the file system.
+ARCHIVE_NAME = re.compile(r"[0-9]{4,9}\.jsonl")
 
 
 def add_parser(sub):
@@ -19,11 +25,27 @@ def add_parser(sub):
     return p
 
 
+def board_log_names(answer):
+    """The archived logs' names from the board's `logs` answer, each checked against the names
+    the firmware makes; NestError naming the first one that is not."""
+    names = answer.get("logs")
+    if not isinstance(names, list):
+        raise NestError(f"the board's answer to logs has no list of logs: {str(answer)[:200]}")
+    for name in names:
+        if not isinstance(name, str) or not ARCHIVE_NAME.fullmatch(name):
+            raise NestError(f"the board named a log {name!r}, which is not a name the firmware makes "
+                            "(NNNN.jsonl): refused, nothing written for it")
+    return list(names)
+
+
 def pull(con, out, current=True):
     """Write every log into `out`; returns the paths written."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    names = list(con.request("logs")["logs"])
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise NestError(f"--out {out}: cannot make the folder ({e.strerror})") from None
+    names = board_log_names(con.request("logs"))
     if current:
         names.append("current")
     written = []
@@ -38,8 +60,11 @@ def pull(con, out, current=True):
             raise NestError(f"log {name}: the board's answer has no list of lines")
         path = out / (name if name.endswith(".jsonl") else f"{name}.jsonl")
         tmp = path.with_suffix(".tmp")
-        tmp.write_text("".join(s + "\n" for s in lines))
-        os.replace(tmp, path)  # a half-written file never carries a log's name
+        try:
+            tmp.write_text("".join(s + "\n" for s in lines))
+            os.replace(tmp, path)  # a half-written file never carries a log's name
+        except OSError as e:
+            raise NestError(f"cannot write {path}: {e.strerror}") from None
         written.append(path)
     return written
 

@@ -40,7 +40,8 @@ def run(args):
     board = VirtualBoard(flash_dir=args.flash, baud=args.baud, headless=args.headless, seed=args.seed,
                          control_port=args.control_port, timing=args.timing).start()
     host, cport = board.control_address
-    announcement = ports.announce_virtual_board(board.port, control=f"{host}:{cport}")
+    token = board.control_address.token
+    announcement = ports.announce_virtual_board(board.port, control=f"{host}:{cport}", control_token=token)
     try:
         if args.port_file:
             tmp = args.port_file.with_name(args.port_file.name + ".tmp")
@@ -49,6 +50,7 @@ def run(args):
         if not args.headless:
             speed = args.baud or "unthrottled"
             print(f"virtual nest board on {board.port}  (control: {host}:{cport}, baud {speed})")
+            print(f'control channel: first line {{"token": "{token}"}}')
             print("stop with Ctrl-C")
         while not stop.is_set() and board.alive():
             if not args.headless:

@@ -45,7 +45,9 @@ def run(args):
     async def main():
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        # SIGHUP: the terminal closed. The game is on the flash folder after every save anyway
+        # (the virtual board writes it through at each rename); this also stops the board cleanly.
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(sig, stop.set)
         await serve(session, port=args.port, on_ready=ready, stop=stop)
 

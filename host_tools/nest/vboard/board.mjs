@@ -19,6 +19,7 @@ import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
 import { MP, mapErrno } from "./errno.mjs";
 import { FlashMirror, loadFlashDir, restore, snapshot, wouldOverflow } from "./flash.mjs";
 import { DEFAULT_MHZ, Esp32Clock, PIN_CALL_US, compileEagerly, warmUp } from "./timing.mjs";
+import { PowerCuts } from "./powercut.mjs";
 
 const require = createRequire(import.meta.url);
 const { ringCreate, ringRead } = require("./ring.cjs");
@@ -246,6 +247,84 @@ function poll() {
   if (out.len) flushOut();
 }
 
+// ---- the flash's file operations: littlefs's behaviour at a power cut (powercut.mjs) ----
+const cuts = new PowerCuts();
+const syscallResult = (r) => (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r;
+const fdResult = (r) => (typeof r === "number" && r > 0) ? mapErrno(r) : r;
+
+// The dying VM after a cut, still unwinding: it does nothing more to the flash. (A boot that
+// restores the files while the power is still flagged off is not the VM: inVm is 0 then.)
+const powerless = () => board.off && board.inVm > 0;
+
+// Is this flash operation the one an aimed cut waits for? Then the power dies before it.
+function cutBefore(kind, path) {
+  if (!cuts.step(kind, path)) return false;
+  resetFromOutside({ kind: "power", cause: PWRON_RESET, offMs: cuts.last.offMs });
+  // Thrown from this import hook at once, as poll() does: not one more bytecode of the dying VM
+  // runs (it would catch the error, arm timers, touch the board).
+  if (board.pendingReset) { const r = board.pendingReset; board.pendingReset = null; throw new BoardReset(r.kind, r.cause); }
+  return true;
+}
+
+// Wrappers for the file syscalls that matter at a power cut (open for writing, write, close,
+// rename); null for the others. A board without power does nothing more to its flash (EIO).
+function flashHook(name, f) {
+  if (name === "__syscall_openat") {
+    return function (dirfd, pathPtr, flags, varargs) {
+      if (powerless()) return -MP.EIO;
+      const vm = board.vm;
+      const token = vm ? cuts.beforeOpen(vm.FS, vm._module.UTF8ToString(pathPtr), flags) : null;
+      if (token && cutBefore("open", token.path)) return -MP.EIO;
+      const r = f.call(this, dirfd, pathPtr, flags, varargs);
+      cuts.afterOpen(r, token);
+      return syscallResult(r);
+    };
+  }
+  if (name === "fd_write") {
+    return function (fd, iov, iovcnt, pnum) {
+      if (fd > 2 && cuts.isOpenForWrite(fd)) {
+        if (powerless() || cutBefore("write", null)) return MP.EIO;
+      }
+      if (fd > 2 && board.vm && wouldOverflow(board.vm.FS, board.vm._module.HEAPU8, iov, iovcnt)) return MP.ENOSPC;
+      if (fd <= 2) return fdResult(f.call(this, fd, iov, iovcnt, pnum));
+      // ESP32 timing: the bytes written cost littlefs's page programs and sector erases
+      return fdResult(flashTimed(f, this, [fd, iov, iovcnt, pnum], (res) => (res === 0
+        ? clock.flash.write(fd, new DataView(board.vm._module.HEAPU8.buffer).getUint32(pnum, true)) : 0)));
+    };
+  }
+  if (name === "fd_close") {
+    return function (fd) {
+      if (cuts.isOpenForWrite(fd)) {
+        // littlefs commits a file at its close (lfs_file_close: as though sync had been called)
+        if (powerless() || cutBefore("close", null)) return MP.EIO;
+        cuts.closed(fd);
+      }
+      return fdResult(flashTimed(f, this, [fd], () => clock.flash.close(fd)));
+    };
+  }
+  if (name === "__syscall_renameat") {
+    return function (...a) {
+      if (powerless() || cutBefore("rename", null)) return -MP.EIO;
+      const r = flashTimed(f, this, a, (res) => (res === 0 ? clock.flash.commit() : 0));
+      // A rename is the commit point of every file the firmware stores (gulo.store); the
+      // --flash folder follows it at once, so a host killed without warning (SIGKILL, a closed
+      // terminal) loses at most the write in flight, as the board itself would.
+      if (r === 0) { try { syncFlash(); } catch (e) { /* best effort */ } }
+      return syscallResult(r);
+    };
+  }
+  if (name === "__syscall_unlinkat" || name === "__syscall_rmdir") {
+    return function (...a) {
+      if (powerless()) return -MP.EIO;
+      return syscallResult(flashTimed(f, this, a, (res) => (res === 0 ? clock.flash.commit() : 0)));
+    };
+  }
+  if (name === "__syscall_mkdirat") {
+    return function (...a) { return powerless() ? -MP.EIO : syscallResult(f.apply(this, a)); };
+  }
+  return null;
+}
+
 function wrapImports(imports) {
   const seen = new Set();
   for (const ns of Object.values(imports)) {
@@ -254,26 +333,12 @@ function wrapImports(imports) {
     for (const name of Object.keys(ns)) {
       const f = ns[name];
       if (typeof f !== "function") continue;
+      const hooked = flashHook(name, f);
+      if (hooked) { ns[name] = hooked; continue; }
       if (name.startsWith("__syscall_")) {
-        const commit = clock && /^__syscall_(renameat|unlinkat|rmdir)$/.test(name);
-        ns[name] = function (...a) {
-          const r = commit ? flashTimed(f, this, a, (res) => (res === 0 ? clock.flash.commit() : 0)) : f.apply(this, a);
-          return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r;
-        };
-      } else if (name === "fd_write") {
-        ns[name] = function (fd, iov, iovcnt, pnum) {
-          if (fd > 2 && board.vm && wouldOverflow(board.vm.FS, board.vm._module.HEAPU8, iov, iovcnt)) return MP.ENOSPC;
-          const r = fd > 2 ? flashTimed(f, this, [fd, iov, iovcnt, pnum],
-            (res) => (res === 0 ? clock.flash.write(fd, new DataView(board.vm._module.HEAPU8.buffer).getUint32(pnum, true)) : 0))
-            : f.call(this, fd, iov, iovcnt, pnum);
-          return (typeof r === "number" && r > 0) ? mapErrno(r) : r;
-        };
+        ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r < 0 && r > -4096) ? -mapErrno(-r) : r; };
       } else if (name.startsWith("fd_")) {
-        const close = clock && name === "fd_close";
-        ns[name] = function (...a) {
-          const r = close ? flashTimed(f, this, a, () => clock.flash.close(a[0])) : f.apply(this, a);
-          return (typeof r === "number" && r > 0) ? mapErrno(r) : r;
-        };
+        ns[name] = function (...a) { const r = f.apply(this, a); return (typeof r === "number" && r > 0) ? mapErrno(r) : r; };
       } else if (name === "mp_js_ticks_ms" || /^invoke_(ii|iii|iiii|vi|vii|viii)$/.test(name)) {
         // the VM calls these constantly, even in `while True: pass`: a cheap place to poll
         ns[name] = function (...a) {
@@ -400,6 +465,7 @@ function shimFiles() {
 const SHIMS = shimFiles();
 
 async function newVm(snap) {
+  cuts.reset(); // a fresh VM has no file open
   const vm = await loadMicroPython({ heapsize: cfg.heapsize || 160 * 1024, stdin: stdinByte,
     stdout: (b) => vmByte(b[0]), stderr: (b) => vmByte(b[0]), linebuffer: false });
   const FS = vm.FS;
@@ -615,6 +681,12 @@ function handleControl(line) {
       ok({});
       return resetFromOutside({ kind: "hard", cause: HARD_RESET });
     case "power_cut":
+      if (req.at_op > 0) {
+        // aimed: before the at_op-th flash operation from now (open for writing, write, close,
+        // rename), whatever the firmware is doing then
+        cuts.arm(req.at_op, req.off_ms);
+        return ok({ armed: req.at_op });
+      }
       ok({});
       if (req.in_ms > 0) {
         board.cutAt = performance.now() + req.in_ms;
@@ -622,6 +694,10 @@ function handleControl(line) {
         return undefined;
       }
       return resetFromOutside({ kind: "power", cause: PWRON_RESET, offMs: req.off_ms || 0 });
+    case "flash_ops":
+      // the flash operations counted since the board started, the last aimed cut, and the files
+      // the last power cut found open for writing (reverted to what they held at their open)
+      return ok({ counts: cuts.counts, last_cut: cuts.last, armed: cuts.aim, torn: board.torn || [] });
     default:
       return reply({ id, ok: false, error: `unknown op ${JSON.stringify(req.op)}` });
   }
@@ -629,8 +705,9 @@ function handleControl(line) {
 
 function resetFromOutside(r) {
   if (r.kind === "power") {
-    // the --flash folder shows what survives the cut (a write in flight included), also while
-    // the app runs (the mirror is otherwise only written at boot and from the REPL)
+    // what littlefs keeps of the files open for writing (powercut.mjs), then the --flash folder
+    // shows what survives the cut, also while the app runs
+    if (board.vm) { try { board.torn = cuts.tear(board.vm.FS); } catch (e) { /* best effort */ } }
     try { syncFlash(); } catch (e) { /* best effort */ }
     board.off = true;
     dropVmTimers();  // the VM dies with the power, its timers with it

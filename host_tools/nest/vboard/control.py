@@ -4,9 +4,17 @@ One request per line, one answer per line, in order: `{"op": "take", "colour": "
 `{"ok": true, ...}` or `{"ok": false, "error": "..."}`; an `"id"` in a request is echoed back.
 The operations are listed in docs/virtual-board.md. A client that disconnects, sends garbage or
 times out only ever loses its own connection: the board keeps running.
+
+The channel can cut the board's power, and any web page can make a browser send an HTTP request
+to a loopback port (issue 17: JSON lines in a POST body were executed). So a connection's first
+line must be `{"token": T}`, T the run's secret (`ControlServer.token`, also carried by
+`board.control_address`, so a ControlClient built from that address sends it by itself), and a
+connection that starts like an HTTP request is closed unanswered.
 """
 
 import json
+import re
+import secrets
 import socket
 import socketserver
 import threading
@@ -15,7 +23,7 @@ from nest.errors import NestError
 
 WORLD_ACTIONS = ("take", "touch", "drop", "knock_pole", "seat_pole", "pour_back", "load")
 FAULTS = ("hx711_unplugged", "noisy", "reed_stuck", "hang")
-PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt", "mem", "timing")
+PASS_THROUGH = ("ping", "pins", "pin", "reset", "power_cut", "wdt", "mem", "timing", "flash_ops")
 
 
 def handle(board, req):
@@ -118,26 +126,77 @@ def _fault(board, req):
     return {"ok": False, "error": f"unknown fault {name!r} (one of {', '.join(FAULTS)})"}
 
 
+MAX_REQUEST = 4096  # bytes in a request line: the longest real one is ~100
+# The request line of HTTP/1.x (RFC 9112 section 3: method SP request-target SP HTTP-version).
+_HTTP = re.compile(rb"^[A-Z]+ \S+ HTTP/\d")
+
+
+class ControlAddress(tuple):
+    """(host, port) of a control channel, carrying the run's token (`.token`) along: code that
+    builds a ControlClient from `board.control_address` keeps working and sends it unasked."""
+
+    token: str | None
+
+    def __new__(cls, address, token=None):
+        obj = super().__new__(cls, tuple(address))
+        obj.token = token
+        return obj
+
+
+def _greeting_refused(server, raw):
+    """None if `raw` (a connection's first line) is the run's token, else why not."""
+    if _HTTP.match(raw):
+        return "http"
+    try:
+        hello = json.loads(raw)
+    except (ValueError, RecursionError):
+        hello = None
+    if not isinstance(hello, dict) or not isinstance(hello.get("token"), str) or \
+            not secrets.compare_digest(hello["token"], server.token):
+        return "the first line must be {\"token\": ...}, the token of this run (nest sim prints it)"
+    return None
+
+
 class _Handler(socketserver.StreamRequestHandler):
     def handle(self):
-        for raw in self.rfile:
-            try:
-                req = json.loads(raw)
-                if not isinstance(req, dict):
-                    raise ValueError("a request is a JSON object")
-            except ValueError as e:
-                answer = {"ok": False, "error": f"bad request: {e}"}
-            else:
-                try:
-                    answer = handle(self.server.board, req)
-                except Exception as e:  # noqa: BLE001  (one bad request must not stop the channel)
-                    answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
-                if "id" in req:
-                    answer["id"] = req["id"]
-            try:
-                self.wfile.write((json.dumps(answer) + "\n").encode())
-            except OSError:
+        first = self.rfile.readline(MAX_REQUEST + 1)
+        why = _greeting_refused(self.server, first)
+        if why == "http":
+            return  # a browser's request (a page on any site can send one): no answer at all
+        if not self._answer({"ok": False, "error": why} if why else {"ok": True}) or why:
+            return
+        while True:
+            raw = self.rfile.readline(MAX_REQUEST + 1)
+            if not raw:
                 return
+            if len(raw) > MAX_REQUEST:
+                self._answer({"ok": False, "error": f"bad request: longer than {MAX_REQUEST} bytes"})
+                return
+            if not self._one(raw):
+                return
+
+    def _answer(self, answer):
+        try:
+            self.wfile.write((json.dumps(answer) + "\n").encode())
+            return True
+        except OSError:
+            return False
+
+    def _one(self, raw):
+        """Answer one request line; False once the client is gone."""
+        try:
+            req = json.loads(raw)
+            if not isinstance(req, dict):
+                raise ValueError("a request is a JSON object")
+        except (ValueError, RecursionError) as e:
+            return self._answer({"ok": False, "error": f"bad request: {e}"})
+        try:
+            answer = handle(self.server.board, req)
+        except Exception as e:  # noqa: BLE001  (one bad request must not stop the channel)
+            answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+        if "id" in req:
+            answer["id"] = req["id"]
+        return self._answer(answer)
 
 
 class _Server(socketserver.ThreadingTCPServer):
@@ -151,7 +210,8 @@ class ControlServer:
     def __init__(self, board, port=0):
         self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.board = board
-        self.address = self._server.server_address
+        self.token = self._server.token = secrets.token_hex(16)
+        self.address = ControlAddress(self._server.server_address, self.token)
         threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
                          name="vboard-control").start()
 
@@ -164,8 +224,9 @@ class ControlClient:
     """A small client of the control channel; each method returns the board's answer dict and
     raises NestError when the board says no."""
 
-    def __init__(self, address, timeout=10.0):
+    def __init__(self, address, timeout=10.0, token=None):
         self.address = tuple(address)
+        self.token = token if token is not None else getattr(address, "token", None)
         self.timeout = timeout
         self._sock = None
         self._file = None
@@ -174,8 +235,7 @@ class ControlClient:
     def request(self, op, **fields):
         with self._lock:
             if self._sock is None:
-                self._sock = socket.create_connection(self.address, timeout=self.timeout)
-                self._file = self._sock.makefile("rb")
+                self._connect()
             self._sock.sendall((json.dumps({"op": op, **fields}) + "\n").encode())
             line = self._file.readline()
         if not line:
@@ -185,6 +245,16 @@ class ControlClient:
         if not answer.get("ok"):
             raise NestError(f"virtual board: {op}: {answer.get('error')}")
         return answer
+
+    def _connect(self):
+        self._sock = socket.create_connection(self.address, timeout=self.timeout)
+        self._file = self._sock.makefile("rb")
+        self._sock.sendall((json.dumps({"token": self.token}) + "\n").encode())
+        hello = self._file.readline()
+        if not hello or not json.loads(hello).get("ok"):
+            self.close()
+            raise NestError("the virtual board refused the control channel's token "
+                            f"({json.loads(hello).get('error') if hello else 'connection closed'})")
 
     def close(self):
         if self._sock:
@@ -232,8 +302,16 @@ class ControlClient:
     def fault(self, name, value=True):
         return self.request("fault", name=name, value=value)
 
-    def power_cut(self, off_ms=0, in_ms=0):
+    def power_cut(self, off_ms=0, in_ms=0, at_op=None):
+        """The power cut now, `in_ms` from now, or (at_op N) right before the N-th flash operation
+        from now (a file opened for writing, a write, a close, a rename: vboard/powercut.mjs)."""
+        if at_op is not None:
+            return self.request("power_cut", off_ms=off_ms, at_op=at_op)
         return self.request("power_cut", off_ms=off_ms, in_ms=in_ms)
+
+    def flash_ops(self):
+        """Flash operations counted so far, the last aimed cut and the files it tore."""
+        return self.request("flash_ops")
 
     def reset(self):
         return self.request("reset")

@@ -32,6 +32,7 @@ from gulo import ledview
 from nest.boardconsole import json_line
 from nest.boardlink import BoardLink
 from nest.errors import NestError
+from nest.jsonguard import MAX_DEPTH, nesting_depth
 from nest.vboard import ControlClient, VirtualBoard
 from nest.world import HANDS
 
@@ -49,6 +50,15 @@ BUTTON_CONFIRM_S = 3.0    # ...and on until the board answers the press (a busy 
 HISTORY = 300             # events kept for a page that connects (or reloads) later
 READY_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 10.0
+# A page's largest request is ~70 bytes ({"op": "take", "colour": "R", "hand": "shaky", "chance":
+# 0.25}); a bigger message is closed with 1009 (message too big) before it is read whole. Unbounded,
+# one 300 KB message held the console's write lock for 27 s at 115200 baud (issue 17).
+MAX_MESSAGE = 4096
+WRITE_LOCK_S = 2.0        # a console line waits this long for the serial line, then is refused
+# The page is served on loopback only; a request must name a loopback host (DNS rebinding sends
+# the attacker's name) and, from a browser, come from the page's own origin (a page on another
+# site opening /ws sends its own origin).
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 BUTTONS = ("REVEAL", "GREEN", "YELLOW", "RED", "BLUE", "MENU")
 EGGS = "GYRBP"
 
@@ -131,7 +141,7 @@ class NestSession:
         self.board = VirtualBoard(flash_dir=self.flash_dir, baud=self.baud, headless=True, seed=self.seed,
                                   log_path=self.log_path, timing=self.timing).start()
         self._install_main()
-        self.port = serial.Serial(self.board.port, 115200, timeout=0.1)
+        self.port = serial.Serial(self.board.port, 115200, timeout=0.1, write_timeout=CALL_TIMEOUT_S)
         threading.Thread(target=self._read_console, daemon=True, name="web-console").start()
         self.board.control.reset()  # EN: the board boots into main.py -> gulo.app.run()
         if not self._ready.wait(READY_TIMEOUT_S):
@@ -187,8 +197,14 @@ class NestSession:
                     self.loop.call_soon_threadsafe(self._on_line, obj)
 
     def _send(self, obj):
-        with self._write_lock:
+        if not self._write_lock.acquire(timeout=WRITE_LOCK_S):
+            raise NestError(f"the console is busy (another line has held it for {WRITE_LOCK_S:.0f} s)")
+        try:
             self.port.write((json.dumps(obj) + "\n").encode())
+        except serial.SerialTimeoutException:
+            raise NestError("the board's serial line did not take the command in time") from None
+        finally:
+            self._write_lock.release()
 
     async def call(self, cmd, **fields):
         """A console command and its answer (`{"re": cmd, "ok": ...}`)."""
@@ -196,8 +212,8 @@ class NestSession:
         rid = self._next_id
         fut = self.loop.create_future()
         self._calls[rid] = fut
-        await asyncio.to_thread(self._send, {"cmd": cmd, "id": rid, **fields})
         try:
+            await asyncio.to_thread(self._send, {"cmd": cmd, "id": rid, **fields})
             return await asyncio.wait_for(fut, CALL_TIMEOUT_S)
         except TimeoutError:
             raise NestError(f"the board did not answer {cmd!r} within {CALL_TIMEOUT_S:.0f} s") from None
@@ -350,7 +366,7 @@ class NestSession:
             raise NestError(f"take: colour must be one of {', '.join(EGGS)}")
         if hand not in HANDS:
             raise NestError(f"take: hand must be one of {', '.join(HANDS)}")
-        if not isinstance(chance, (int, float)) or not 0 <= chance <= 1:
+        if isinstance(chance, bool) or not isinstance(chance, (int, float)) or not 0 <= chance <= 1:
             raise NestError("take: chance must be a number from 0 to 1")
         control = self.board.control
         # One hand in the bowl at a time: a double click, or two tabs clicking at once, is one take.
@@ -377,8 +393,41 @@ class NestSession:
         return answer["until_ms"] - answer["t_ms"]
 
 
+def allowed(host, origin, port):
+    """None if a request naming `host` (its Host header) from `origin` (its Origin header, None
+    from a non-browser client) may reach the page on loopback `port`, else why not."""
+    name, _, host_port = (host or "").rpartition(":")
+    if name not in LOOPBACK_NAMES or host_port != str(port):
+        return f"Host {host!r} is not this page's loopback address (127.0.0.1:{port})"
+    if origin is not None and origin != f"http://{host}":
+        return f"Origin {origin!r} is not this page's own (http://{host})"
+    return None
+
+
+def parse_request(text):
+    """A page's request (a JSON object) from a WebSocket message; ValueError saying why not."""
+    if nesting_depth(text) > MAX_DEPTH:
+        raise ValueError(f"a request nested deeper than {MAX_DEPTH} levels")
+    try:
+        req = json.loads(text)
+    except ValueError:
+        raise ValueError("not JSON: a request is one JSON object, e.g. {\"op\": \"button\", "
+                         "\"button\": \"REVEAL\"}") from None
+    if not isinstance(req, dict):
+        raise ValueError("a request is a JSON object")
+    return req
+
+
 def make_app(session):
-    app = web.Application()
+    @web.middleware
+    async def same_origin_only(request, handler):
+        sock = request.transport.get_extra_info("sockname") if request.transport else None
+        why = allowed(request.host, request.headers.get("Origin"), sock[1] if sock else None)
+        if why:
+            raise web.HTTPForbidden(text=f"refused: {why}\n")
+        return await handler(request)
+
+    app = web.Application(middlewares=[same_origin_only], client_max_size=MAX_MESSAGE)
 
     async def index(request):
         return web.FileResponse(STATIC / "index.html")
@@ -392,7 +441,7 @@ def make_app(session):
                             headers={"Content-Disposition": 'attachment; filename="gulo-game.jsonl"'})
 
     async def ws_handler(request):
-        ws = web.WebSocketResponse(heartbeat=20)
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE)
         await ws.prepare(request)
         queue = asyncio.Queue()
         session.clients.add(queue)
@@ -407,15 +456,14 @@ def make_app(session):
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
                     continue
+                req = None
                 try:
-                    req = json.loads(msg.data)
-                    if not isinstance(req, dict):
-                        raise ValueError("a request is a JSON object")
+                    req = parse_request(msg.data)
                     reply = await session.do(req)
                 except (ValueError, NestError) as e:
                     reply = {"type": "done", "op": None, "ok": False, "error": str(e)}
-                    if isinstance(req, dict):
-                        reply["op"] = req.get("op")
+                    if isinstance(req, dict) and isinstance(req.get("op"), str):
+                        reply["op"] = req["op"]
                 queue.put_nowait(json.dumps(reply))
         finally:
             session.clients.discard(queue)
