@@ -33,6 +33,7 @@ from nest.boardconsole import json_line
 from nest.boardlink import BoardLink
 from nest.errors import NestError
 from nest.jsonguard import MAX_DEPTH, nesting_depth
+from nest.portlock import open_serial
 from nest.vboard import ControlClient, VirtualBoard
 from nest.world import HANDS
 
@@ -141,7 +142,10 @@ class NestSession:
         self.board = VirtualBoard(flash_dir=self.flash_dir, baud=self.baud, headless=True, seed=self.seed,
                                   log_path=self.log_path, timing=self.timing).start()
         self._install_main()
-        self.port = serial.Serial(self.board.port, 115200, timeout=0.1, write_timeout=CALL_TIMEOUT_S)
+        # The same exclusive lock and holder's note as every other `nest` command (nest.portlock):
+        # `nest monitor` or `nest deploy` on this board's port is refused, naming `nest web`.
+        self.port = open_serial(self.board.port, 115200, timeout=0.1)
+        self.port.write_timeout = CALL_TIMEOUT_S
         threading.Thread(target=self._read_console, daemon=True, name="web-console").start()
         self.board.control.reset()  # EN: the board boots into main.py -> gulo.app.run()
         if not self._ready.wait(READY_TIMEOUT_S):
