@@ -92,6 +92,31 @@ REED_LEAD_BEND = 3.5
 # --- Printer ----------------------------------------------------------------------------------
 PRINT_BED = (256.0, 256.0, 250.0)   # x, y, z of the build volume every part must fit (Bambu P1/X1 class)
 
+# --- Split base for 220 x 220 mm beds (split.py) ------------------------------------------------
+# The base's footprint (240 x 250 mm) needs a 256 x 256 mm bed. For the common 220 x 220 mm bed
+# (Creality Ender-3: build volume 220 x 220 x 250 mm, Creality's spec sheet) `make enclosure` also
+# exports it cut in four: no cut into two pieces fits, since either half keeps one full side of
+# 240 or 250 mm (tested). SPLIT_BED_MARGIN is kept free on every side of the bed (a skirt, the
+# bed's clips): ASSUMED 5 mm. The seams miss every feature on the floor (reed tower, riser, stop,
+# the boards' frames, tie bridges); joint blocks on the floor straddle them, each with an M3 bolt
+# and nut across the seam (ISO 4762 M3 x 20, ISO 4032 nut) and a 4 x 12 mm dowel pin (ISO 8734,
+# stainless A2, non-magnetic enough at 100 mm from the pole) that keys the pieces in line.
+SPLIT_BASE = True               # also export base_split_1..4 (enclosure/out/)
+SPLIT_BED = (220.0, 220.0)
+SPLIT_BED_MARGIN = 5.0
+SPLIT_SEAM_X = 20.0             # between the reed tower (x <= 12) and the carrier's frame (x >= 31.6)
+SPLIT_SEAM_Y = -20.0            # between the tower (y >= -4) and the tie bridge at y = -40
+JOINT_LEN = 24.0                # along the seam
+JOINT_HALF = 9.0                # each side of the seam
+JOINT_H = 12.0                  # above the floor
+JOINT_HOLE_Z = FLOOR + 6.0      # axis of the bolt and the pin
+JOINT_BOLT_CLEAR = 3.4          # M3 medium clearance (ISO 273)
+JOINT_PIN_DIA = 4.0
+JOINT_PIN_LEN = 12.0
+JOINT_PIN_BORE = 4.1            # 0.05 mm a side: slides in, glued
+JOINT_PIN_DEPTH = 6.5           # bore depth each side of the seam (6 mm of pin + 0.5 mm room)
+JOINT_SPACING = 12.0            # bolt and pin apart along the seam
+
 # --- Load cell ----------------------------------------------------------------------------------
 # 1 kg single-point (parallel beam) bar cell, the kind sold with HX711 kits, e.g. the "TAL220"/
 # "YZC-131" style: 80 x 12.7 x 12.7 mm aluminium, two threaded holes at each end on a 15 mm pitch.
