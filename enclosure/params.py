@@ -34,6 +34,18 @@ EGG_COUNT = 22          # 5 each of G, Y, R, B and 2 purple (docs/rules.md)
 POLE_DIA = 10.0
 POLE_LEN = 190.0
 PLA_DENSITY = 1.24       # g/cm3, solid PLA (e.g. NatureWorks Ingeo 4043D data sheet: 1.24)
+# The pole's mass: the weigher takes the pole's weight off the nest's level when the pole is out
+# (gulo.weigher.POLE_G = 25 g), so the pole must weigh that within the eggs' tolerance (0.5 g,
+# nest.cmd_calibrate.egg_tolerance_g). PLA with the magnet is lighter (enclosure/pole_mass.py):
+# a 6 mm BRASS rod cut to length goes into a bore in the pole's top, glued, under a printed plug.
+NDFEB_DENSITY = (7.50, 7.65)  # g/cm3, sintered NdFeB (china-magnet.net physical data: 7.50-7.65;
+                              # Courage Magnet: N35-N45 about 7.5)
+BEECH_DENSITY = (0.65, 0.75)  # g/cm3, dried European beech: ASSUMED band round the 0.705 average
+                              # (Keim Company wood library: "average dried weight 44 lb/ft3")
+POLE_BALLAST_DIA = 6.0        # brass rod (CuZn37, BRASS_DENSITY below)
+POLE_BALLAST_BORE = 6.3
+POLE_BALLAST_LEN = 33.0       # bore depth from the pole's top: the longest rod (30 mm) + the plug
+POLE_PLUG_H = 3.0
 
 # --- Weighted eggs (egg.py) ---------------------------------------------------------------------
 # The firmware tells eggs apart by mass (gulo.weigher.DEFAULT_MASSES: G 10, P 12, Y 14, R 16,
