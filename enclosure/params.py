@@ -83,16 +83,16 @@ MAGNET_TOL = 0.15       # radial clearance of the magnet pocket
 # pole it sits in a closed cavity (pause the print above it); in a beech dowel, behind a glued
 # 6 mm beech plug. MAGNET_CAPTURE is the wall under it (the foot).
 MAGNET_CAPTURE = 1.6
-# Reed: Littelfuse (Hamlin) MDSR-7, normally open, glass 2.54 mm x 14 mm (ASSUMED figures: take
-# the glass length and your AT band from the datasheet of the part you buy, then rerun
-# tests/test_enclosure_reed.py). Sensitivity is sold in pull-in bands measured in the maker's
-# test coil; the band here is the one the design needs (15-20 AT), the drop-out the lowest the
-# band allows. ASSUMED: 40 % of the band's lowest pull-in, a pessimistic hysteresis (the
-# drop-out/pull-in ratio, which Standex-Meder's "reed switch magnet interaction" tutorial defines;
-# reed datasheets list a minimum drop-out per band: enter yours).
+# Reed: Littelfuse (Hamlin) MDSR-7, normally open, glass 12.70 mm long x 1.80 mm diameter, both
+# maxima (Littelfuse MDSR-7 data sheet, rev. 10/09/15: "12.70mm long x 1.80mm diameter glass
+# envelope", sensitivity 10-25 AT sold in bands, e.g. MDSR-7-15-20). Sensitivity is sold in
+# pull-in bands measured in the maker's test coil; the band here is the one the design needs
+# (15-20 AT). The data sheet gives no drop-out: ASSUMED 40 % of the band's lowest pull-in, a
+# pessimistic hysteresis (the drop-out/pull-in ratio, which Standex-Meder's "reed switch magnet
+# interaction" tutorial defines; enter your part's minimum drop-out if its data sheet has one).
 REED_PART = "Littelfuse (Hamlin) MDSR-7, pull-in band 15-20 AT"
-REED_GLASS_DIA = 2.54
-REED_GLASS_LEN = 14.0
+REED_GLASS_DIA = 1.80
+REED_GLASS_LEN = 12.70
 REED_PULL_IN_AT = (15.0, 20.0)
 REED_DROP_OUT_AT_MIN = 0.4 * REED_PULL_IN_AT[0]
 REED_TOL = 0.25         # radial clearance of the reed's bore
@@ -111,7 +111,7 @@ PRINT_BED = (256.0, 256.0, 250.0)   # x, y, z of the build volume every part mus
 # 240 or 250 mm (tested). SPLIT_BED_MARGIN is kept free on every side of the bed (a skirt, the
 # bed's clips): ASSUMED 5 mm. The seams miss every feature on the floor (reed tower, riser, stop,
 # the boards' frames, tie bridges); joint blocks on the floor straddle them, each with an M3 bolt
-# and nut across the seam (ISO 4762 M3 x 20, ISO 4032 nut) and a 4 x 12 mm dowel pin (ISO 8734,
+# and nut across the seam (ISO 4762 M3 x 25, ISO 4032 nut) and a 4 x 12 mm dowel pin (ISO 8734,
 # stainless A2, non-magnetic enough at 100 mm from the pole) that keys the pieces in line.
 SPLIT_BASE = True               # also export base_split_1..4 (enclosure/out/)
 SPLIT_BED = (220.0, 220.0)
