@@ -104,16 +104,17 @@ REED_LEAD_BEND = 3.5
 # --- Printer ----------------------------------------------------------------------------------
 PRINT_BED = (256.0, 256.0, 250.0)   # x, y, z of the build volume every part must fit (Bambu P1/X1 class)
 
-# --- Split base for 220 x 220 mm beds (split.py) ------------------------------------------------
+# --- Split base and lid for 220 x 220 mm beds (split.py) ----------------------------------------
 # The base's footprint (240 x 250 mm) needs a 256 x 256 mm bed. For the common 220 x 220 mm bed
 # (Creality Ender-3: build volume 220 x 220 x 250 mm, Creality's spec sheet) `make enclosure` also
-# exports it cut in four: no cut into two pieces fits, since either half keeps one full side of
-# 240 or 250 mm (tested). SPLIT_BED_MARGIN is kept free on every side of the bed (a skirt, the
-# bed's clips): ASSUMED 5 mm. The seams miss every feature on the floor (reed tower, riser, stop,
-# the boards' frames, tie bridges); joint blocks on the floor straddle them, each with an M3 bolt
-# and nut across the seam (ISO 4762 M3 x 25, ISO 4032 nut) and a 4 x 12 mm dowel pin (ISO 8734,
-# stainless A2, non-magnetic enough at 100 mm from the pole) that keys the pieces in line.
-SPLIT_BASE = True               # also export base_split_1..4 (enclosure/out/)
+# exports it (and the lid, below) cut in four: no cut into two pieces fits, since either half keeps
+# one full side of 240 or 250 mm (tested). SPLIT_BED_MARGIN is kept free on every side of the bed (a
+# skirt, the bed's clips): ASSUMED 5 mm. The seams miss every feature on the floor (reed tower,
+# riser, stop, the boards' frames, tie bridges); joint blocks on the floor straddle them, each with
+# an M3 bolt and nut across the seam (ISO 4762 M3 x 25, ISO 4032 nut) and a 4 x 12 mm dowel pin (ISO
+# 8734, austenitic stainless A2, practically non-magnetic; the nearest is 50 mm from the reed) that
+# keys the pieces in line.
+SPLIT_PARTS = True              # also export base_split_1..4 and lid_split_1..4 (enclosure/out/)
 SPLIT_BED = (220.0, 220.0)
 SPLIT_BED_MARGIN = 5.0
 SPLIT_SEAM_X = 20.0             # between the reed tower (x <= 12) and the carrier's frame (x >= 31.6)
@@ -128,6 +129,14 @@ JOINT_PIN_LEN = 12.0
 JOINT_PIN_BORE = 4.1            # 0.05 mm a side: slides in, glued
 JOINT_PIN_DEPTH = 6.5           # bore depth each side of the seam (6 mm of pin + 0.5 mm room)
 JOINT_SPACING = 12.0            # bolt and pin apart along the seam
+# The lid (240 x 250 mm too) is cut in four along its own seams, between the tile seats and the
+# buttons (the base's seams would cut tiles). A 4 mm plate cannot hold pins: each seam carries a
+# dovetail through the plate, pushed in from above and glued; each quarter keeps its own corner
+# screw into the base.
+LID_SEAM_X = 11.4               # between the tiles at x = 0 (|x| <= 7.2) and at 75 deg (x >= 15.5)
+LID_SEAM_Y = -11.4              # between the tiles at 0/180 deg and at -15/195 deg
+DOVETAIL = (6.0, 9.0, 5.0)      # root width, tip width, depth
+DOVETAIL_GAP = 0.15             # per side: slides in, glued
 
 # --- Load cell ----------------------------------------------------------------------------------
 # 1 kg single-point (parallel beam) bar cell, the kind sold with HX711 kits, e.g. the "TAL220"/

@@ -1,9 +1,10 @@
-"""The base cut in four for a 220 x 220 mm bed: joint blocks on the floor straddle the two seams,
-each with an M3 bolt across the seam and a 4 mm dowel pin that keys the pieces in line.
+"""Base and lid cut in four for a 220 x 220 mm bed. The base: joint blocks on the floor straddle
+the two seams, each with an M3 bolt across the seam and a 4 mm dowel pin that keys the pieces in
+line. The lid: a dovetail through the plate at each seam.
 
-The one-piece base (base.py) stays as it is; this module adds the joints to it and cuts it along
-params.SPLIT_SEAM_X and SPLIT_SEAM_Y. Pieces are numbered 1 front-left, 2 front-right,
-3 back-left, 4 back-right (seen from above, front = buttons).
+The one-piece parts (base.py, lid.py) stay as they are; this module adds the joints and cuts
+them along params.SPLIT_SEAM_* (base) and LID_SEAM_* (lid). Pieces are numbered 1 front-left,
+2 front-right, 3 back-left, 4 back-right (seen from above, front = buttons).
 """
 import math
 
@@ -111,3 +112,50 @@ def fits_bed(w, d, bed=P.SPLIT_BED, margin=P.SPLIT_BED_MARGIN):
     """Whether a w x d footprint fits the bed (either way round) with the margin on every side."""
     a, b = sorted((w, d)), sorted(bed)
     return a[0] <= b[0] - 2 * margin and a[1] <= b[1] - 2 * margin
+
+
+# --- the lid ---------------------------------------------------------------------------------------
+
+def lid_dovetails():
+    """(seam, centre along the seam, direction into the receiving piece, giver, taker) of each
+    dovetail; pieces numbered as for the base (1 front-left ... 4 back-right), seams LID_SEAM_*.
+    Each sits on plate material clear of tile seats, buttons and screws (tested)."""
+    return [("x", 106.0, +1, 3, 4), ("x", -94.0, +1, 1, 2),
+            ("y", -108.0, -1, 3, 1), ("y", 108.0, -1, 4, 2)]
+
+
+def _dovetail_solid(seam, c, sign, grow=0.0, w_tip=None):
+    w0, w1, d = P.DOVETAIL
+    w1 = w1 if w_tip is None else w_tip
+    pts = [(-grow, -(w0 / 2 + grow)), (d + grow, -(w1 / 2 + grow)), (d + grow, w1 / 2 + grow),
+           (-grow, w0 / 2 + grow)]
+    if seam == "x":
+        xy = [(P.LID_SEAM_X + sign * u, c + v) for u, v in pts]
+    else:
+        xy = [(c + v, P.LID_SEAM_Y + sign * u) for u, v in pts]
+    wire = cq.Workplane("XY").workplane(offset=P.LID_Z0).polyline(xy).close()
+    return wire.extrude(P.LID_T).val()
+
+
+def lid_quadrant(i):
+    big = 1000.0
+    x0, x1 = (-big, P.LID_SEAM_X) if i in (1, 3) else (P.LID_SEAM_X, big)
+    y0, y1 = (-big, P.LID_SEAM_Y) if i in (1, 2) else (P.LID_SEAM_Y, big)
+    return box(x0, y0, -big, x1, y1, big)
+
+
+def lid_pieces(whole=None, w_tip=None):
+    """The lid's four pieces in assembly position: each quarter with its dovetails (given) and
+    their slots (taken), grown by DOVETAIL_GAP."""
+    from . import lid
+
+    whole = whole if whole is not None else lid.build()
+    out = []
+    for i in (1, 2, 3, 4):
+        piece = whole.intersect(lid_quadrant(i))
+        tabs = [_dovetail_solid(s, c, sg, w_tip=w_tip)
+                for s, c, sg, giver, _t in lid_dovetails() if giver == i]
+        slots = [_dovetail_solid(s, c, sg, P.DOVETAIL_GAP, w_tip=w_tip)
+                 for s, c, sg, _g, taker in lid_dovetails() if taker == i]
+        out.append(single_solid(cut_all(fuse_all(piece, tabs), slots)))
+    return out

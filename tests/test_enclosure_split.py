@@ -140,3 +140,70 @@ def test_joints_clear_everything_in_the_box():
         for env in envs:
             assert env.distance(blk) >= 1.0, f"joint {j} is {env.distance(blk):.2f} mm from a part"
         assert P.FLOOR + P.JOINT_H < P.BOWL_Z0 - 1.0
+
+
+# --- the lid in four ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def the_lid():
+    from enclosure import lid
+
+    return lid.build()
+
+
+@pytest.fixture(scope="module")
+def lid_pieces(the_lid):
+    return split.lid_pieces(the_lid)
+
+
+def test_each_lid_piece_fits_a_220_bed_and_keeps_a_screw(lid_pieces):
+    for i, piece in enumerate(lid_pieces, 1):
+        assert piece.isValid() and len(piece.Solids()) == 1, f"lid piece {i} is not one solid"
+        bb = build.exact_bbox(build.print_pose("lid", piece))
+        assert split.fits_bed(bb.xlen, bb.ylen), f"lid piece {i} is {bb.xlen:.0f} x {bb.ylen:.0f} mm"
+        # Each quarter is screwed to the base at its own corner.
+        q = split.lid_quadrant(i)
+        screws = [xy for xy in P.boss_centres() if q.isInside(cq.Vector(xy[0], xy[1], P.LID_Z0 + 1))]
+        assert len(screws) == 1, f"lid piece {i} has {len(screws)} corner screws"
+
+
+def test_the_lid_pieces_rebuild_the_lid(the_lid, lid_pieces):
+    """Nothing of the lid is lost but the dovetails' clearance, and no two pieces overlap."""
+    gaps = 0.0
+    for seam, c, sign, _giver, taker in split.lid_dovetails():
+        slot = split._dovetail_solid(seam, c, sign, P.DOVETAIL_GAP).intersect(split.lid_quadrant(taker))
+        gaps += slot.Volume() - split._dovetail_solid(seam, c, sign).Volume()
+    assert the_lid.Volume() - sum(p.Volume() for p in lid_pieces) == pytest.approx(gaps, rel=1e-6)
+    assert the_lid.cut(*lid_pieces).Volume() == pytest.approx(gaps, rel=1e-6)
+    for a in range(4):
+        for b in range(a + 1, 4):
+            assert lid_pieces[a].intersect(lid_pieces[b]).Volume() < 1e-6
+
+
+def test_the_dovetails_sit_on_plate_with_material_round_them(the_lid):
+    """Each tab replaces solid plate (no tile seat, button or screw under it), and MIN_WALL of
+    plate surrounds each slot in the receiving piece."""
+    for seam, c, sign, _giver, taker in split.lid_dovetails():
+        tab = split._dovetail_solid(seam, c, sign)
+        assert the_lid.intersect(tab).Volume() == pytest.approx(tab.Volume(), rel=1e-6)
+        ring = split._dovetail_solid(seam, c, sign, P.DOVETAIL_GAP + P.MIN_WALL).intersect(
+            split.lid_quadrant(taker))
+        assert ring.cut(the_lid).Volume() < 1e-3, f"dovetail at {seam} {c}: thin plate round its slot"
+
+
+def _interlocked(pieces, w_tip=None):
+    """Pulled 1 mm apart across the seam, each giver's tab hits its taker (a dovetail holds)."""
+    for seam, _c, sign, giver, taker in split.lid_dovetails():
+        away = cq.Vector(-sign, 0, 0) if seam == "x" else cq.Vector(0, -sign, 0)
+        if pieces[giver - 1].translate(away).intersect(pieces[taker - 1]).Volume() < 1.0:
+            return False
+    return True
+
+
+def test_the_dovetails_hold_the_lid_together(lid_pieces):
+    assert _interlocked(lid_pieces)
+
+
+def test_the_dovetail_check_fails_on_straight_tabs(the_lid):
+    """Planted fault: tabs as wide at the tip as at the root pull straight out."""
+    assert not _interlocked(split.lid_pieces(the_lid, w_tip=P.DOVETAIL[0]))
