@@ -86,11 +86,14 @@ def jointed_base(pin_depth=P.JOINT_PIN_DEPTH):
     return single_solid(cut_all(body, holes(pin_depth)))
 
 
-def quadrant(i):
-    """Box of piece i (1 front-left, 2 front-right, 3 back-left, 4 back-right), beyond the base."""
+def quadrant(i, seam_x=None, seam_y=None):
+    """Box of piece i (1 front-left, 2 front-right, 3 back-left, 4 back-right) beyond the part,
+    cut at the base's seams unless others are given."""
+    sx = P.SPLIT_SEAM_X if seam_x is None else seam_x
+    sy = P.SPLIT_SEAM_Y if seam_y is None else seam_y
     big = 1000.0
-    x0, x1 = (-big, P.SPLIT_SEAM_X) if i in (1, 3) else (P.SPLIT_SEAM_X, big)
-    y0, y1 = (-big, P.SPLIT_SEAM_Y) if i in (1, 2) else (P.SPLIT_SEAM_Y, big)
+    x0, x1 = (-big, sx) if i in (1, 3) else (sx, big)
+    y0, y1 = (-big, sy) if i in (1, 2) else (sy, big)
     return box(x0, y0, -big, x1, y1, big)
 
 
@@ -138,10 +141,7 @@ def _dovetail_solid(seam, c, sign, grow=0.0, w_tip=None):
 
 
 def lid_quadrant(i):
-    big = 1000.0
-    x0, x1 = (-big, P.LID_SEAM_X) if i in (1, 3) else (P.LID_SEAM_X, big)
-    y0, y1 = (-big, P.LID_SEAM_Y) if i in (1, 2) else (P.LID_SEAM_Y, big)
-    return box(x0, y0, -big, x1, y1, big)
+    return quadrant(i, P.LID_SEAM_X, P.LID_SEAM_Y)
 
 
 def lid_pieces(whole=None, w_tip=None):
