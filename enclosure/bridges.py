@@ -6,8 +6,9 @@ opposite one. A slicer lays a bridge's lines all in one direction, so a region p
 direction gives every line through it two anchored ends no more than BRIDGE_LIMIT apart; a line
 that ends at a free edge (the rim of a hole over the region) is a cantilever and droops.
 
-Figures: overhangs up to 45 deg from the vertical print without support (the common FDM rule,
-e.g. 3D Orchard's "Designing overhangs"); bridges up to 20 mm sag 0-0.2 mm, under 5 mm not at all
+Figures: overhangs up to 45 deg from the vertical print without support (the common FDM rule:
+3D Orchard, "Intro to 3D printing and overhangs", learn.3dorchard.com/design-for-manufacturing/
+intro-to-3d-printing-and-overhangs); bridges up to 20 mm sag 0-0.2 mm, under 5 mm not at all
 (3D Orchard, "Designing gaps and bridges", learn.3dorchard.com/en/articles/984591: "<5mm no
 quality loss, 5-20mm little quality loss (0-0.2 mm sag)", for average desktop FDM printers).
 """
