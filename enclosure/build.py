@@ -19,7 +19,7 @@ import cadquery as cq  # noqa: E402
 import numpy as np  # noqa: E402
 import trimesh  # noqa: E402
 
-from enclosure import components, eggs, foot, model, perfboard, reed, render, schematic, tile, wiring  # noqa: E402
+from enclosure import components, eggs, foot, model, perfboard, reed, render, schematic, split, tile, wiring  # noqa: E402
 from enclosure import params as P  # noqa: E402
 from enclosure.mesh import to_trimesh  # noqa: E402
 
@@ -135,7 +135,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     names = list(model.PARTS)
-    prog = Progress(len(names) * 2 + 1 + (0 if args.no_render else 6) + (1 if args.docs else 0))
+    prog = Progress(len(names) * 2 + 1 + (1 if P.SPLIT_PARTS else 0) + (0 if args.no_render else 6)
+                    + (1 if args.docs else 0))
     parts = {}
     for name in names:
         prog.step(f"build {name}")
@@ -145,6 +146,14 @@ def main(argv=None):
         pose = print_pose(name, parts[name])
         cq.exporters.export(pose, str(OUT / (name + ".stl")), tolerance=0.05, angularTolerance=0.1)
         cq.exporters.export(pose, str(OUT / (name + ".step")))
+    if P.SPLIT_PARTS:
+        prog.step("export base_split_1..4, lid_split_1..4 (in four for a 220 x 220 mm bed)")
+        for name, pieces in (("base", split.pieces()), ("lid", split.lid_pieces(parts["lid"]))):
+            for i, piece in enumerate(pieces, 1):
+                pose = print_pose(name, piece)
+                path = OUT / f"{name}_split_{i}"
+                cq.exporters.export(pose, f"{path}.stl", tolerance=0.05, angularTolerance=0.1)
+                cq.exporters.export(pose, f"{path}.step")
     prog.step("export assembly.step")
     asm = cq.Assembly()
     for name in names:

@@ -33,6 +33,12 @@ def seat_solid(x, y, angle, grow=0.0):
     return solid.rotate(cq.Vector(0, 0, 0), cq.Vector(0, 0, 1), angle).translate(cq.Vector(x, y, 0))
 
 
+def light_hole_top():
+    """The light hole stops LIGHT_MEMBRANE under the seat's floor: printed upside down, the floor
+    is then a bridge anchored on every side, not lines ending at the hole's rim (bridges.py)."""
+    return P.LID_TOP - P.TILE_SEAT_DEPTH - P.LIGHT_MEMBRANE
+
+
 def holder_radii():
     r_in = P.LED_PCB_DIA / 2 + P.LED_TOL
     return r_in, r_in + P.LED_HOLDER_WALL
@@ -51,7 +57,7 @@ def build():
     tools = [cyl(P.LID_OPENING_R, P.LID_Z0 - 1, P.LID_TOP + 1)]
     for (x, y), a in zip(P.led_xy(), tile_angles()):
         tools.append(seat_solid(x, y, a))
-        tools.append(cyl(P.LIGHT_HOLE / 2, P.LID_Z0 - 1, P.LID_TOP, x, y))
+        tools.append(cyl(P.LIGHT_HOLE / 2, P.LID_Z0 - 1, light_hole_top(), x, y))
     for _name, (x, y) in P.button_xy():
         tools.append(cyl(P.BUTTON_DIA / 2 + P.BUTTON_TOL, P.LID_Z0 - 1, P.LID_TOP + 1, x, y))
     for x, y in P.boss_centres():
@@ -67,7 +73,7 @@ def expected_volume():
     v += (rounded_rect_area(wo, do, ro) - rounded_rect_area(wi, di, ri)) * P.LID_LIP_H
     n = len(P.led_xy())
     seat = (P.TILE + 2 * P.TILE_TOL) ** 2 * P.TILE_SEAT_DEPTH
-    light = math.pi * (P.LIGHT_HOLE / 2) ** 2 * (t - P.TILE_SEAT_DEPTH)
+    light = math.pi * (P.LIGHT_HOLE / 2) ** 2 * (light_hole_top() - P.LID_Z0)
     r_in, r_out = holder_radii()
     holder = math.pi * (r_out ** 2 - r_in ** 2) * P.LED_HOLDER_H
     v += n * (holder - seat - light)

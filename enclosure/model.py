@@ -7,8 +7,8 @@ from . import params as P
 PARTS = {
     "bowl": (bowl, {}, "PLA/PETG, 0.2 mm layers, no support (8 deg draft)"),
     "base": (base, {}, "PLA/PETG, 0.2 mm layers, no support (USB hole bridges 13 mm)"),
-    "lid": (lid, {}, "PLA/PETG, print upside down (top face on the bed), no support"),
-    "pole": (pole, {}, "PLA, or a 10 mm beech dowel drilled 6.3 x 3.2 mm"),
+    "lid": (lid, {}, "PLA/PETG, upside down (top face on the bed), no support (seats bridge 14.4 mm)"),
+    "pole": (pole, {}, "PLA, or a 10 mm beech dowel drilled 6.3 mm at both ends (magnet, brass)"),
     "spacer": (spacer, {}, "PLA/PETG, 100 % infill"),
     "tile": (tile, {"index": 0}, f"natural/translucent PETG x {len(P.led_xy())}"),
     "foot": (foot, {"index": 0}, f"TPU 95A x {len(P.foot_centres())}"),

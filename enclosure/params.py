@@ -34,6 +34,18 @@ EGG_COUNT = 22          # 5 each of G, Y, R, B and 2 purple (docs/rules.md)
 POLE_DIA = 10.0
 POLE_LEN = 190.0
 PLA_DENSITY = 1.24       # g/cm3, solid PLA (e.g. NatureWorks Ingeo 4043D data sheet: 1.24)
+# The pole's mass: the weigher takes the pole's weight off the nest's level when the pole is out
+# (gulo.weigher.POLE_G = 25 g), so the pole must weigh that within the eggs' tolerance (0.5 g,
+# nest.cmd_calibrate.egg_tolerance_g). PLA with the magnet is lighter (enclosure/pole_mass.py):
+# a 6 mm BRASS rod cut to length goes into a bore in the pole's top, glued, under a printed plug.
+NDFEB_DENSITY = (7.50, 7.65)  # g/cm3, sintered NdFeB (china-magnet.net physical data: 7.50-7.65;
+                              # Courage Magnet: N35-N45 about 7.5)
+BEECH_DENSITY = (0.65, 0.75)  # g/cm3, dried European beech: ASSUMED band round the 0.705 average
+                              # (Keim Company wood library: "average dried weight 44 lb/ft3")
+POLE_BALLAST_DIA = 6.0        # brass rod (CuZn37, BRASS_DENSITY below)
+POLE_BALLAST_BORE = 6.3
+POLE_BALLAST_LEN = 33.0       # bore depth from the pole's top: the longest rod (30 mm) + the plug
+POLE_PLUG_H = 3.0
 
 # --- Weighted eggs (egg.py) ---------------------------------------------------------------------
 # The firmware tells eggs apart by mass (gulo.weigher.DEFAULT_MASSES: G 10, P 12, Y 14, R 16,
@@ -71,16 +83,16 @@ MAGNET_TOL = 0.15       # radial clearance of the magnet pocket
 # pole it sits in a closed cavity (pause the print above it); in a beech dowel, behind a glued
 # 6 mm beech plug. MAGNET_CAPTURE is the wall under it (the foot).
 MAGNET_CAPTURE = 1.6
-# Reed: Littelfuse (Hamlin) MDSR-7, normally open, glass 2.54 mm x 14 mm (ASSUMED figures: take
-# the glass length and your AT band from the datasheet of the part you buy, then rerun
-# tests/test_enclosure_reed.py). Sensitivity is sold in pull-in bands measured in the maker's
-# test coil; the band here is the one the design needs (15-20 AT), the drop-out the lowest the
-# band allows. ASSUMED: 40 % of the band's lowest pull-in, a pessimistic hysteresis (the
-# drop-out/pull-in ratio, which Standex-Meder's "reed switch magnet interaction" tutorial defines;
-# reed datasheets list a minimum drop-out per band: enter yours).
+# Reed: Littelfuse (Hamlin) MDSR-7, normally open, glass 12.70 mm long x 1.80 mm diameter, both
+# maxima (Littelfuse MDSR-7 data sheet, rev. 10/09/15: "12.70mm long x 1.80mm diameter glass
+# envelope", sensitivity 10-25 AT sold in bands, e.g. MDSR-7-15-20). Sensitivity is sold in
+# pull-in bands measured in the maker's test coil; the band here is the one the design needs
+# (15-20 AT). The data sheet gives no drop-out: ASSUMED 40 % of the band's lowest pull-in, a
+# pessimistic hysteresis (the drop-out/pull-in ratio, which Standex-Meder's "reed switch magnet
+# interaction" tutorial defines; enter your part's minimum drop-out if its data sheet has one).
 REED_PART = "Littelfuse (Hamlin) MDSR-7, pull-in band 15-20 AT"
-REED_GLASS_DIA = 2.54
-REED_GLASS_LEN = 14.0
+REED_GLASS_DIA = 1.80
+REED_GLASS_LEN = 12.70
 REED_PULL_IN_AT = (15.0, 20.0)
 REED_DROP_OUT_AT_MIN = 0.4 * REED_PULL_IN_AT[0]
 REED_TOL = 0.25         # radial clearance of the reed's bore
@@ -91,6 +103,40 @@ REED_LEAD_BEND = 3.5
 
 # --- Printer ----------------------------------------------------------------------------------
 PRINT_BED = (256.0, 256.0, 250.0)   # x, y, z of the build volume every part must fit (Bambu P1/X1 class)
+
+# --- Split base and lid for 220 x 220 mm beds (split.py) ----------------------------------------
+# The base's footprint (240 x 250 mm) needs a 256 x 256 mm bed. For the common 220 x 220 mm bed
+# (Creality Ender-3: build volume 220 x 220 x 250 mm, Creality's spec sheet) `make enclosure` also
+# exports it (and the lid, below) cut in four: no cut into two pieces fits, since either half keeps
+# one full side of 240 or 250 mm (tested). SPLIT_BED_MARGIN is kept free on every side of the bed (a
+# skirt, the bed's clips): ASSUMED 5 mm. The seams miss every feature on the floor (reed tower,
+# riser, stop, the boards' frames, tie bridges); joint blocks on the floor straddle them, each with
+# an M3 bolt and nut across the seam (ISO 4762 M3 x 25, ISO 4032 nut) and a 4 x 12 mm dowel pin (ISO
+# 8734, austenitic stainless A2, practically non-magnetic; the nearest is 50 mm from the reed) that
+# keys the pieces in line.
+SPLIT_PARTS = True              # also export base_split_1..4 and lid_split_1..4 (enclosure/out/)
+SPLIT_BED = (220.0, 220.0)
+SPLIT_BED_MARGIN = 5.0
+SPLIT_SEAM_X = 20.0             # between the reed tower (x <= 12) and the carrier's frame (x >= 31.6)
+SPLIT_SEAM_Y = -20.0            # between the tower (y >= -4) and the tie bridge at y = -40
+JOINT_LEN = 24.0                # along the seam
+JOINT_HALF = 9.0                # each side of the seam
+JOINT_H = 12.0                  # above the floor
+JOINT_HOLE_Z = FLOOR + 6.0      # axis of the bolt and the pin
+JOINT_BOLT_CLEAR = 3.4          # M3 medium clearance (ISO 273)
+JOINT_PIN_DIA = 4.0
+JOINT_PIN_LEN = 12.0
+JOINT_PIN_BORE = 4.1            # 0.05 mm a side: slides in, glued
+JOINT_PIN_DEPTH = 6.5           # bore depth each side of the seam (6 mm of pin + 0.5 mm room)
+JOINT_SPACING = 12.0            # bolt and pin apart along the seam
+# The lid (240 x 250 mm too) is cut in four along its own seams, between the tile seats and the
+# buttons (the base's seams would cut tiles). A 4 mm plate cannot hold pins: each seam carries a
+# dovetail through the plate, pushed in from above and glued; each quarter keeps its own corner
+# screw into the base.
+LID_SEAM_X = 11.4               # between the tiles at x = 0 (|x| <= 7.2) and at 75 deg (x >= 15.5)
+LID_SEAM_Y = -11.4              # between the tiles at 0/180 deg and at -15/195 deg
+DOVETAIL = (6.0, 9.0, 5.0)      # root width, tip width, depth
+DOVETAIL_GAP = 0.15             # per side: slides in, glued
 
 # --- Load cell ----------------------------------------------------------------------------------
 # 1 kg single-point (parallel beam) bar cell, the kind sold with HX711 kits, e.g. the "TAL220"/
@@ -192,7 +238,10 @@ LID_TOP = BASE_H + LID_T
 LID_LIP_H = 4.0         # locating lip under the lid, inside the base wall
 LID_LIP_T = 2.0
 LID_LIP_GAP = 0.3       # clearance lip / base wall
-LID_OPENING_GAP = 3.0   # radial gap bowl / lid opening at lid height (>= 1 mm is required)
+# Radial gap bowl / lid opening at the lid's top face, its narrowest: the bowl's draft widens it
+# downwards, so a crumb that gets in falls through to the floor and cannot wedge; what it lands on
+# is > 3 mm from the bowl (tests/test_enclosure_bowl_gap.py, at rest and down on the stop).
+LID_OPENING_GAP = 3.0
 LID_OPENING_R = bowl_outer_r(LID_TOP) + LID_OPENING_GAP
 # Corner screw bosses (M3 x 10 self-tapping into a 2.5 mm pilot).
 BOSS_DIA = 9.0
@@ -218,6 +267,12 @@ TILE_TOL = 0.2          # per side
 TILE_SEAT_DEPTH = 2.0   # tile sits flush with the lid top
 LIGHT_HOLE = 8.0        # round light opening under the tile: the 5 x 5 mm LED shows through,
                         # the 10 mm PCB bears on a 1 mm ring around it
+# The lid prints upside down: the tile seat's floor is then a 14.4 mm bridge over the seat. With
+# the light hole cut through it the bridge's lines end free at the hole's rim and droop; a layer
+# left over the light hole (a membrane) makes it a bridge anchored on all four walls, 14.4 mm
+# < 20 mm (enclosure/bridges.py, tests/test_enclosure_bridges.py). The 0.2 mm of light PLA
+# diffuses like the tile; cut it out with a knife for more light.
+LIGHT_MEMBRANE = 0.2     # one 0.2 mm layer
 LED_PATH_START_DEG = -60.0  # tile 1; the path runs counter-clockwise seen from above
 # Deck and status pixels: their own tiles at the front corners.
 DECK_XY = (-92.0, -114.0)

@@ -1,7 +1,8 @@
-"""The alarm pole: a 10 mm stick (print it, or drill a beech dowel) with a 6 x 10 mm magnet
+"""The alarm pole: a 10 mm stick (print it, or drill a beech dowel) with a 6 x 20 mm magnet
 captured in its foot: in the printed pole a closed cavity (pause the print once the cavity is
 complete, drop the magnet in, resume), in a dowel a 6.3 mm hole closed by a glued 6 mm beech plug.
-It stands in the bowl's shallow socket, on the axis of the upright reed switch."""
+It stands in the bowl's shallow socket, on the axis of the upright reed switch. A bore in its top
+takes the brass rod that brings it to the weigher's POLE_G (pole_mass.py)."""
 import math
 
 from . import params as P
@@ -19,10 +20,13 @@ def magnet_z0():
 
 def build():
     z0 = P.BOWL_FLOOR_TOP                  # foot on the socket's floor
-    body = cyl(P.POLE_DIA / 2, z0, z0 + P.POLE_LEN)
+    top = z0 + P.POLE_LEN
+    body = cyl(P.POLE_DIA / 2, z0, top)
     pocket = cyl(MAGNET_POCKET_DIA / 2, magnet_z0(), magnet_z0() + MAGNET_POCKET_H)
-    return single_solid(cut_all(body, [pocket]))
+    ballast = cyl(P.POLE_BALLAST_BORE / 2, top - P.POLE_BALLAST_LEN, top + 1)   # pole_mass.py
+    return single_solid(cut_all(body, [pocket, ballast]))
 
 
 def expected_volume():
-    return math.pi / 4 * (P.POLE_DIA ** 2 * P.POLE_LEN - MAGNET_POCKET_DIA ** 2 * MAGNET_POCKET_H)
+    return math.pi / 4 * (P.POLE_DIA ** 2 * P.POLE_LEN - MAGNET_POCKET_DIA ** 2 * MAGNET_POCKET_H
+                          - P.POLE_BALLAST_BORE ** 2 * P.POLE_BALLAST_LEN)

@@ -31,6 +31,11 @@ def test_build_writes_parts_renders_and_wiring(tmp_path, monkeypatch):
         assert mesh.is_watertight and mesh.volume > 0, name
         assert (out / f"{name}.step").read_text().startswith("ISO-10303-21"), name
         assert mesh.bounds[0][2] == pytest.approx(0, abs=1e-3), f"{name}.stl not on the bed"
+    split = [f"{part}_split_{i}" for part in ("base", "lid") for i in range(1, 5)]
+    for name in split:                 # base and lid in four for a 220 x 220 mm bed (split.py)
+        mesh = trimesh.load(out / f"{name}.stl")
+        assert mesh.is_watertight and mesh.bounds[0][2] == pytest.approx(0, abs=1e-3), name
+        assert max(mesh.extents[:2]) <= 210.0, name
     assert (out / "assembly.step").stat().st_size > 100_000
     assert (tmp_path / "wiring.yml").read_text() == wiring.dump()
     if render:
