@@ -23,10 +23,13 @@ sys.path[:0] = [str(ROOT / "host_tools"), str(ROOT / "tools"), str(ROOT / "tests
 from nest import heapmodel as hm  # noqa: E402
 
 
+def _b(x):
+    return "-" if x is None else format(x, ",")
+
+
 def _row(label, s, ratio):
-    peak = hm.to_esp32(s.peak, ratio)
-    return (f"| {label} | {s.heap_b:,} | {s.games} ({s.turns} turns) | {s.boot:,} | {s.peak:,} ({peak:,}) | "
-            f"{s.min_largest_free:,} | {s.ended} |")
+    return (f"| {label} | {s.heap_b:,} | {s.games} ({s.turns} turns) | {_b(s.boot)} | {_b(s.peak)} "
+            f"({_b(hm.to_esp32(s.peak, ratio))}) | {_b(s.min_largest_free)} | {s.ended} |")
 
 
 def session_table(games, ratios):
@@ -63,7 +66,7 @@ def seeds_table(games, seeds, ratios):
                     for seed in range(1, seeds + 1)]
             failed = [r for r in runs if r.memory_error]
             played = ", ".join(str(r.games) if r.memory_error else "all" for r in runs)
-            peak = max(hm.to_esp32(r.peak, ratio) for r in runs)
+            peak = max(hm.to_esp32(r.peak, ratio) or 0 for r in runs)
             print(f"| {esp32_b:,} | {ratio} | {len(failed)} of {len(runs)} | {played} | {peak:,} |",
                   flush=True)
 

@@ -20,6 +20,8 @@ sweep. Nor can it grow a split heap (one fixed area), so the ESP32's growth is m
 documented end state: ESP32_GC_MAX_B.
 """
 
+import collections
+import ctypes
 import json
 import math
 import re
@@ -42,12 +44,12 @@ VBOARD_SHIMS = NEST / "vboard" / "mpy"
 # ports/esp32/main.c 133 and 142: that first area is malloc'ed and given to gc_init at boot.
 ESP32_GC_FIRST_AREA_B = 56 * 1024
 # mpconfigport.h 89-90: MICROPY_GC_SPLIT_HEAP and MICROPY_GC_SPLIT_HEAP_AUTO; py/gc.c 960-966: an
-# allocation that fails after a collection adds an area (gc_try_add_heap), py/gc.c 295-363: sized to
+# allocation that fails after a collection adds an area (gc_try_add_heap), py/gc.c 295-383: sized to
 # double the total heap, capped by gc_get_max_new_split(), which is the IDF heap's largest free
 # block (ports/esp32/gccollect.c 84-86). PR #13219 (dpgeorge, merged 2023-12) chose the 56 KB so
 # that "after the heap is grown one time the size is 111936 bytes, with about 40k left for the
 # IDF". A third area would need another ~112 KB block, which the IDF does not have; an area as big
-# as the IDF's largest free block may still be added, starving the IDF (py/gc.c 335-338 comment).
+# as the IDF's largest free block may still be added, starving the IDF (py/gc.c 335-337).
 ESP32_GC_MAX_B = 111936
 # What the IDF keeps after that growth ("about 40k", PR #13219): the most a third area could take.
 ESP32_IDF_LEFT_B = 40 * 1024
@@ -161,8 +163,8 @@ def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=
                str(work / "config.json")]
         env = {"MICROPYPATH": f".frozen:{lib}:{flash}", "PATH": "/usr/bin:/bin"}  # .frozen: asyncio
         proc = subprocess.Popen(cmd, cwd=flash, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, errors="replace")
-        records, crash, want_info, trace = [], None, False, []
+                                text=True, errors="replace", preexec_fn=_fixed_addresses)
+        records, crash, want_info, trace, tail = [], None, False, [], collections.deque(maxlen=20)
         try:
             for line in proc.stdout:
                 if line.startswith("HM "):
@@ -182,15 +184,28 @@ def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=
                     crash = line.strip()
                 elif crash and len(trace) < 30:
                     trace.append(line.rstrip())  # the firmware's print_exception of it
+                elif not line.startswith("{"):
+                    tail.append(line.rstrip())  # not a console line: a traceback outside the app
             stderr = proc.stderr.read()
             proc.wait(timeout)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    session = Session(heap_b, records, crash, stderr[-4000:], proc.returncode)
+    session = Session(heap_b, records, crash, "\n".join(tail) + stderr[-4000:], proc.returncode)
     session.trace = "\n".join(trace)
     return session
+
+
+def _fixed_addresses():
+    # Without address randomisation, so a session is the same from run to run: MicroPython hashes
+    # objects by address (id), so with ASLR the order of a dict of objects, e.g. asyncio's map of
+    # the flags it waits on, and with it the order tasks run in, changes from run to run, and
+    # with it where the GC puts things (a MemoryError after 1 game in one run, 22 in another).
+    ctypes.CDLL(None).personality(_ADDR_NO_RANDOMIZE)
+
+
+_ADDR_NO_RANDOMIZE = 0x0040000  # <sys/personality.h>
 
 
 def _block_bytes():

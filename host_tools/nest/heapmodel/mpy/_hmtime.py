@@ -1,33 +1,25 @@
-# `time` for the memory model: the virtual clock of _vbjs, with the ESP32's ticks period (2**30;
-# the unix port's is 2**62). Sleeps move the clock and let the simulated hardware deliver its
-# pin edges, as the board's own sleeps do.
+# `time` for the memory model: the virtual clock of _vbjs. Sleeps move the clock and let the
+# simulated hardware deliver its pin edges, as the board's own sleeps do. The ticks keep the
+# port's period (2**62; the ESP32's is 2**30): asyncio's C task queue compares them with its own.
 import time as _real
 
 import _vbjs
 
-_MASK = 0x3FFFFFFF
-_HALF = 0x20000000
 _EPOCH_S = 1795435917  # what time.time() says at the start (2026-11-23)
+ticks_diff = _real.ticks_diff
+ticks_add = _real.ticks_add
 
 
 def ticks_ms():
-    return (_vbjs.now_us[0] // 1000) & _MASK
+    return _vbjs.now_us[0] // 1000
 
 
 def ticks_us():
-    return _vbjs.now_us[0] & _MASK
+    return _vbjs.now_us[0]
 
 
 def ticks_cpu():
-    return _vbjs.now_us[0] & _MASK
-
-
-def ticks_diff(a, b):
-    return ((a - b + _HALF) & _MASK) - _HALF
-
-
-def ticks_add(t, delta):
-    return (t + delta) & _MASK
+    return _vbjs.now_us[0]
 
 
 def sleep_ms(ms):
@@ -53,11 +45,11 @@ def sleep(s):
 
 
 def time():
-    return _EPOCH_S + _vbjs.now_us[0] // 1000000
+    return _EPOCH_S + _vbjs.world_ms() // 1000
 
 
 def time_ns():
-    return (_EPOCH_S * 1000000 + _vbjs.now_us[0]) * 1000
+    return (_EPOCH_S * 1000 + _vbjs.world_ms()) * 1000000
 
 
 def gmtime(secs=None):

@@ -4,12 +4,14 @@
 # pin states and the watchdog are the board's business, not the heap's.
 import time as _time
 
-_MASK = 0x3FFFFFFF  # the ESP32's ticks period is 2**30 (MICROPY_PY_TIME_TICKS_PERIOD)
 # asyncio's C task queue (modasyncio.c) keys a task pushed without a time with the port's real
 # ticks_ms, so the virtual clock must never be behind the real one: it starts a day ahead (a
 # session of 50 games is 42 virtual minutes), and sync() is only a safeguard. Ahead, a task pushed
-# "now" is simply due, and the session is the same from run to run.
+# "now" is simply due. Ticks keep the port's period (2**62, as the C queue compares them); the
+# world's time (its noise is a function of it) counts from the start: a session is the same
+# from run to run.
 now_us = [_time.ticks_us() + 86400 * 1000000]
+_T0_US = now_us[0]
 
 
 def sync():
@@ -34,7 +36,7 @@ def seed():
 
 
 def world_ms():
-    return now_us[0] // 1000
+    return (now_us[0] - _T0_US) // 1000
 
 
 def world_len():
@@ -53,11 +55,11 @@ def inputs_version():
 
 
 def ticks_us():
-    return now_us[0] & _MASK
+    return now_us[0]
 
 
 def board_us():
-    return now_us[0]
+    return now_us[0] - _T0_US
 
 
 def busy_us(us):

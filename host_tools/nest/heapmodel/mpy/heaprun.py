@@ -20,7 +20,6 @@ cfg = json.load(open(sys.argv[1]))
 import _vbjs  # noqa: E402
 
 _vbjs.hw_config[0] = json.dumps(cfg["hw"])
-_T0_MS = _vbjs.now_us[0] // 1000
 import _hmtime  # noqa: E402
 
 sys.modules["time"] = _hmtime
@@ -121,14 +120,14 @@ def checkpoint(what, base, **extra):
     """The heap now, its garbage collected: in use (the harness's own share taken off), free,
     and the largest free block (mem_info's "max free sz", read by the host)."""
     gc.collect()
-    report(what=what, t_ms=_vbjs.now_us[0] // 1000 - _T0_MS, alloc=gc.mem_alloc() - base, free=gc.mem_free(),
+    report(what=what, t_ms=_vbjs.world_ms(), alloc=gc.mem_alloc() - base, free=gc.mem_free(),
            **extra)
     print("HM-MEMINFO")
     micropython.mem_info()
 
 
 def now_ms():
-    return _vbjs.now_us[0] // 1000
+    return _vbjs.world_ms()  # the world's time: what its actions are scheduled in
 
 
 def settle_world(w):
@@ -196,6 +195,8 @@ async def driver(nest, base, games):
             if not world.nest.get(colour):
                 # the nest and the game disagree (an egg judged as another): every egg back
                 world.pour_back(t)
+            elif not world.pole_seated:
+                world.seat_pole(t)
             elif attempts % 7 == 0:
                 world.knock_pole(t)          # an EGG ALARM now and then
             elif attempts % 2:
