@@ -18,7 +18,10 @@ def sync():
     real = _time.ticks_us()
     if real > now_us[0]:
         now_us[0] = real
+
+
 hw_config = ["{}"]  # the pin map as JSON, set by heaprun before _vbhw is imported
+world_seed = [1]    # the world's seed, set by heaprun before _vbhw is imported
 console = []        # bytes objects waiting on the "serial line" (sys.stdin of the firmware)
 stats = {"wdt_feeds": 0, "wdt_timeout": 0, "resets": 0}
 
@@ -32,7 +35,7 @@ def config():
 
 
 def seed():
-    return 1
+    return world_seed[0]
 
 
 def world_ms():

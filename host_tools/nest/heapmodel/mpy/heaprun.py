@@ -20,6 +20,7 @@ cfg = json.load(open(sys.argv[1]))
 import _vbjs  # noqa: E402
 
 _vbjs.hw_config[0] = json.dumps(cfg["hw"])
+_vbjs.world_seed[0] = cfg.get("seed", 1)
 import _hmtime  # noqa: E402
 
 sys.modules["time"] = _hmtime
