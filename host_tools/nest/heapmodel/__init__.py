@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from nest import deploy
@@ -127,11 +128,17 @@ class Session:
         frees = [r["largest_free"] for r in points if r.get("largest_free") is not None]
         self.min_largest_free = min(frees, default=None)
         end = [r for r in records if r.get("what") == "end"]
-        self.completed = bool(end) and not self.memory_error
+        stuck = [r for r in records if r.get("what") == "stuck"]
+        self.completed = bool(end) and not self.memory_error and not stuck
         if self.completed:
             self.ended = "completed"
         elif self.memory_error:
             self.ended = "MemoryError"
+        elif stuck:
+            r = stuck[0]
+            self.ended = f"stuck in game {r['games'] + 1}: phase {r['phase']}, {r['prompt']}"
+        elif returncode == -9:
+            self.ended = "timed out"
         else:  # the firmware crashed otherwise, or the harness stopped: its last words
             self.ended = "stopped: " + ((crash or "") + " " + stderr.strip()[-300:]).strip()
         self.allocated_total = max((r.get("allocated_total", 0) for r in points), default=0)
@@ -165,6 +172,8 @@ def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=
         proc = subprocess.Popen(cmd, cwd=flash, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, errors="replace", preexec_fn=_fixed_addresses)
         records, crash, want_info, trace, tail = [], None, False, [], collections.deque(maxlen=20)
+        watchdog = threading.Timer(timeout, proc.kill)  # the output loop below waits for its end
+        watchdog.start()
         try:
             for line in proc.stdout:
                 if line.startswith("HM "):
@@ -184,11 +193,12 @@ def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=
                     crash = line.strip()
                 elif crash and len(trace) < 30:
                     trace.append(line.rstrip())  # the firmware's print_exception of it
-                elif not line.startswith("{"):
+                elif not line.startswith(("{", "mem: ", "stack: ", "GC: ", " No. of")):
                     tail.append(line.rstrip())  # not a console line: a traceback outside the app
             stderr = proc.stderr.read()
             proc.wait(timeout)
         finally:
+            watchdog.cancel()
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()

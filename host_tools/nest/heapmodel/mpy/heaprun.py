@@ -109,6 +109,7 @@ _VARIANT = cfg.get("variant", "standard")
 _CONSOLE = [line.encode() for line in cfg["console"]]  # sent in turn, one every LINE_MS
 _LINE_MS = cfg.get("line_ms", 1500)
 _CHECK_MS = cfg.get("checkpoint_ms", 10000)
+_GAME_MAX_MS = 600000               # a game takes ~50 virtual seconds here
 _BUTTON = cfg["hw"]["buttons"]     # "REVEAL" -> GPIO, from firmware/gulo/board.py
 _PICK_BUTTON = {"reveal": "REVEAL", "G": "GREEN", "Y": "YELLOW", "R": "RED", "B": "BLUE"}
 
@@ -171,8 +172,12 @@ async def driver(nest, base, games):
     next_check = now_ms() + _CHECK_MS
     _vbjs.console.append(b'{"cmd": "new", "players": %d, "variant": "%s", "seed": %d}\n'
                          % (_PLAYERS, _VARIANT, _SEED))
+    game_start = now_ms()
     while played < games:
         t = now_ms()
+        if t - game_start > _GAME_MAX_MS:  # a game that does not move on: say so, do not spin
+            report(what="stuck", t_ms=t, games=played, turns=turns, phase=flow.phase, prompt=flow.prompt)
+            break
         if t >= next_line:
             _vbjs.console.append(_CONSOLE[lines % len(_CONSOLE)])
             lines += 1
@@ -220,6 +225,7 @@ async def driver(nest, base, games):
             _vbjs.console.append(b'{"cmd": "new", "players": %d, "variant": "%s", "seed": %d}\n'
                                  % (_PLAYERS, _VARIANT, _SEED + played))
             await until(lambda: flow.phase != WON, 3000)
+            game_start = now_ms()
         await asyncio.sleep_ms(50)
     return turns, lines
 
