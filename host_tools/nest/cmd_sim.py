@@ -42,6 +42,7 @@ def run(args):
     host, cport = board.control_address
     token = board.control_address.token
     announcement = ports.announce_virtual_board(board.port, control=f"{host}:{cport}", control_token=token)
+    crashed = False
     try:
         if args.port_file:
             tmp = args.port_file.with_name(args.port_file.name + ".tmp")
@@ -57,11 +58,12 @@ def run(args):
                 _status_line(board)
             stop.wait(STATUS_PERIOD_S)
         if not board.alive():
+            crashed = True
             raise NestError(f"the virtual board stopped unexpectedly; its log: {board.log_path}")
     except KeyboardInterrupt:
         pass
     finally:
-        board.stop()
+        board.stop(keep_log=crashed)
         announcement.unlink(missing_ok=True)
         if args.port_file:
             args.port_file.unlink(missing_ok=True)

@@ -28,7 +28,10 @@ const cfg = JSON.parse(process.argv[2] || "{}");
 
 // ESP32 reset causes, as machine.reset_cause() reports them.
 const PWRON_RESET = 1, HARD_RESET = 2, WDT_RESET = 3, SOFT_RESET = 5;
-const RAW_PASTE_WINDOW = 512;
+// Raw-paste flow control as the ESP32 port has it: MICROPY_REPL_STDIN_BUFFER_MAX is pyexec.c's
+// default 256 (no esp32 file overrides it), the window is half of it and two windows are free at
+// the start (mp_reader_new_stdin in shared/runtime/pyexec.c).
+const RAW_PASTE_WINDOW = 128;
 
 // ---- shared input: serial bytes and control lines from the reader thread ----
 const serialRing = ringCreate(1 << 20);
@@ -119,8 +122,23 @@ const board = {
   cutAt: null,           // performance.now() of a scheduled power cut
   mem: { shims: 0, alloc: 0, peak: 0 }, // heap use (bytes) as the shims report it
   cutOffMs: 0,
-  ready: false,
+  ready: false,          // "ready" sent to the launcher (once): the REPL or the app is up
+  bootStartedAt: null,   // performance.now() when boot.py/main.py began to run
 };
+
+// A real board's port is there as soon as it is plugged in, and a board whose main.py runs the
+// app never shows a prompt. So the board is ready at its first REPL prompt, or once boot.py/main.py
+// waits for something (a sleep, the event loop, stdin: the app has finished starting), or after
+// READY_BUSY_MS of an app that never waits.
+const READY_BUSY_MS = 1000;
+function markReady() {
+  if (board.ready) return;
+  board.ready = true;
+  reply({ event: "ready" });
+}
+function markReadyIfBooting() {
+  if (!board.ready && board.bootStartedAt !== null) markReady();
+}
 
 class BoardReset extends Error {
   constructor(kind, cause) { super(`board ${kind} reset`); this.kind = kind; this.cause = cause; }
@@ -241,6 +259,7 @@ function checkCut() {
 function poll() {
   if (clock) clock.pace();
   if (Atomics.load(sig, 0) !== seenSig) drainInputs(true);
+  if (!board.ready && board.bootStartedAt !== null && performance.now() - board.bootStartedAt > READY_BUSY_MS) markReady();
   checkWdt();
   checkCut();
   if (board.pendingReset) { const r = board.pendingReset; board.pendingReset = null; throw new BoardReset(r.kind, r.cause); }
@@ -357,6 +376,7 @@ WebAssembly.instantiate = function (bin, imports) { if (imports) wrapImports(imp
 // buffer); a read blocks until one comes, Ctrl-C ends it (EOF, then KeyboardInterrupt) ----
 function stdinByte() {
   flushOut();
+  markReadyIfBooting();
   for (;;) {
     const s = Atomics.load(sig, 0);
     if (s !== seenSig) drainInputs(true);
@@ -413,6 +433,7 @@ const jsApi = {
   sleep_ms: (ms) => {
     flushOut();
     if (clock) clock.pace(); // a sleep starts when the ESP32 would have got there
+    markReadyIfBooting();
     const end = performance.now() + ms;
     for (;;) {
       const s = Atomics.load(sig, 0);
@@ -541,12 +562,15 @@ async function boot(kind, cause) {
     flushOut();
     await newVm(board.files || { files: new Map(), dirs: [] });
     board.boots++;
+    board.bootStartedAt = performance.now();
     try {
       if (runFile("boot.py") || (board.mode === "friendly" && runFile("main.py"))) {
         board.rebooting = false;
+        board.bootStartedAt = null;
         return boot("soft", board.resetCause);
       }
     } catch (e) {
+      board.bootStartedAt = null;
       if (e instanceof BoardReset) { board.rebooting = false; return onReset(e); }
       if (e.name !== "PythonError") throw e;
       process.stderr.write(`vboard: boot failed: ${e.message}\n`);
@@ -558,8 +582,9 @@ async function boot(kind, cause) {
     flushOut();
   } finally {
     board.rebooting = false;
+    board.bootStartedAt = null;
   }
-  if (!board.ready) { board.ready = true; reply({ event: "ready" }); }
+  markReady();
   syncFlash();
   feedPending();
 }
@@ -581,11 +606,22 @@ function feedByte(b) {
     if (p.stage === 2) { // expect ^A: raw-paste is on
       if (b === 1) {
         p.stage = 3; p.code = []; p.got = 0;
-        emitRaw([82, 1, RAW_PASTE_WINDOW & 0xff, RAW_PASTE_WINDOW >> 8]); // "R\x01" + window size
+        // "R\x01", the window size, and 0x01: a second window is free too
+        emitRaw([82, 1, RAW_PASTE_WINDOW & 0xff, RAW_PASTE_WINDOW >> 8, 1]);
         flushOut();
         return 0;
       }
       board.paste = null; replChar(5); replChar(65); return replChar(b);
+    }
+    if (b === 3) { // Ctrl-C: the paste is abandoned, the raw REPL waits for the next command
+      board.paste = null;
+      board.rawLineLen = 0;
+      // shared/runtime/pyexec.c: mp_reader_stdin_readbyte sends "\x04" (end to host) and raises
+      // KeyboardInterrupt from the lexer; parse_compile_execute prints "\x04", the exception (no
+      // traceback: no frame ran) and "\x04"; then the raw REPL prompt ">".
+      emitText("\x04\x04KeyboardInterrupt: \r\n\x04>");
+      flushOut();
+      return 0;
     }
     if (b === 4) { // end of data: acknowledge, then run it as an ordinary raw-REPL command
       board.paste = null;

@@ -143,7 +143,7 @@ class VirtualBoard:
             t.start()
             self._threads.append(t)
         if not self._ready.wait(START_TIMEOUT_S):
-            self.stop()
+            self.stop(keep_log=True)  # the error names it
             raise NestError(f"the virtual board did not start within {START_TIMEOUT_S:.0f} s; "
                             f"its log: {self.log_path}: {self._log_tail()}")
         self.server = ControlServer(self, port=self.control_port)
@@ -151,7 +151,9 @@ class VirtualBoard:
         self.control = ControlClient(self.control_address)
         return self
 
-    def stop(self):
+    def stop(self, keep_log=False):
+        """Stops the board (its flash folder saved). A log file made up here is deleted when the
+        board ended cleanly, unless `keep_log` (an error message names it)."""
         self._stop.set()
         if getattr(self, "server", None):
             self.server.close()
@@ -181,7 +183,7 @@ class VirtualBoard:
         if getattr(self, "_log", None):
             self._log.close()
             # a log we made up ourselves is kept only when the board did not end cleanly
-            if self._own_log and self.proc is not None and self.proc.returncode == 0:
+            if self._own_log and not keep_log and self.proc is not None and self.proc.returncode == 0:
                 self.log_path.unlink(missing_ok=True)
 
     def __enter__(self):

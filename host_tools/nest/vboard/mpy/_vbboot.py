@@ -21,9 +21,11 @@ def install():
 
     import _vbhw  # noqa: F401
     import _vbselect
+    import _vbvfs
     import machine  # noqa: F401  (kept in sys.modules: the shim files are deleted after boot)
     import neopixel  # noqa: F401
     sys.modules["select"] = _vbselect
+    sys.modules["vfs"] = _vbvfs  # `import vfs` looks in sys.modules before the built-ins
 
 
 # ---- time: sleeps block in the bridge (no spinning, Ctrl-C and control requests wake them) ----

@@ -1,0 +1,108 @@
+"""The firmware's heap over a long session, under the ESP32_GENERIC's GC heap, on MicroPython's
+unix port (nest.heapmodel): a GC that collects while the firmware runs, a fixed heap, MemoryError
+where it does not fit. docs/firmware-budgets.md ("ESP32 memory") has the figures and sources.
+
+    .venv/bin/python tools/heap_esp32.py                 # 50 games; the ESP32 heap at both word ratios
+    .venv/bin/python tools/heap_esp32.py --games 5 --seeds 5 --seed-games 10
+    .venv/bin/python tools/heap_esp32.py --calibrate     # the word ratio: unix port vs WebAssembly VM
+
+Figures in bytes. "unix B" are this 64-bit port's; "ESP32 B" are those divided by the word ratio
+(nest.heapmodel.WORD_RATIO, measured by --calibrate; the port's own 2.0 as the other end). The
+heap after boot in ESP32 bytes comes from the 32-bit WebAssembly VM (tools/heap_report.py), not
+from here: the word ratio is taken from that comparison, so this model cannot score it.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "host_tools"), str(ROOT / "tools"), str(ROOT / "tests")]
+
+from nest import heapmodel as hm  # noqa: E402
+
+
+def _b(x):
+    return "-" if x is None else format(x, ",")
+
+
+def _row(label, s, ratio):
+    return (f"| {label} | {s.heap_b:,} | {s.games} ({s.turns} turns) | {_b(s.boot)} | {_b(s.peak)} "
+            f"({_b(hm.to_esp32(s.peak, ratio))}) | {_b(s.min_largest_free)} | {s.ended} |")
+
+
+def session_table(games, ratios):
+    probe = hm.probe()
+    print(f"harness (shims, world, driver) in the unix heap: {probe.harness:,} B; "
+          f"firmware after building the Nest: {probe.built:,} B (unix)")
+    print("| ESP32 GC heap, word ratio | unix -X heapsize B | games | boot (unix B) | "
+          "peak in use, collected (unix B (ESP32 B)) | smallest largest-free block (unix B) | ended |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    results = []
+    sizes = ((hm.ESP32_GC_MAX_B, "111,936 (grown once)"), (hm.ESP32_GC_INITIAL_B, "55,968 (first area only)"))
+    for esp32_b, what in sizes:
+        for ratio in ratios:
+            t0 = time.monotonic()
+            s = hm.run(hm.esp32_heap(esp32_b, ratio, probe.harness), games=games, checkpoint_ms=10000)
+            print(_row(f"{what}, {ratio}", s, ratio) + f" <!-- {time.monotonic() - t0:.0f} s -->", flush=True)
+            results.append((esp32_b, ratio, s))
+    return results
+
+
+def seeds_table(games, seeds, ratios):
+    """Where it breaks: fragmentation makes the outcome at one heap size chaotic (a few bytes more
+    or less change when the GC runs), so each case is played with several seeds. Heaps: the
+    grown-once ESP32 heap, and that plus the IDF's whole ~40 KB leftover as a third area (the most
+    an ESP32 without Wi-Fi could ever give the GC: gc_try_add_heap takes the IDF's largest free
+    block)."""
+    probe = hm.probe()
+    print(f"| ESP32 GC heap B | word ratio | sessions of {games} games with a MemoryError | "
+          "games played before it (each seed) | peak in use, ESP32 B (max over seeds) |")
+    print("|---:|---:|---:|---|---:|")
+    for esp32_b in (hm.ESP32_GC_MAX_B, hm.ESP32_GC_MAX_B + hm.ESP32_IDF_LEFT_B):
+        for ratio in ratios:
+            runs = [hm.run(hm.esp32_heap(esp32_b, ratio, probe.harness), games=games, seed=seed)
+                    for seed in range(1, seeds + 1)]
+            failed = [r for r in runs if r.memory_error]
+            played = ", ".join(str(r.games) if r.memory_error else "all" for r in runs)
+            peak = max(hm.to_esp32(r.peak, ratio) or 0 for r in runs)
+            print(f"| {esp32_b:,} | {ratio} | {len(failed)} of {len(runs)} | {played} | {peak:,} |",
+                  flush=True)
+
+
+def calibrate():
+    """The word ratio: the same firmware states on the unix port (64-bit) and on the
+    WebAssembly VM (32-bit), each with its own harness or shims taken off."""
+    import heap_report
+    wasm = heap_report.measure()
+    unix_imports = hm.run(4 * 1024 * 1024, games=-1, imports=heap_report.MODULES).imports
+    unix_all = unix_imports[-1][1] - unix_imports[0][1]
+    boot = hm.run(4 * 1024 * 1024, games=0).boot
+    print(f"all gulo modules imported one by one: unix {unix_all:,} B, WebAssembly {wasm['imports']:,} B: "
+          f"ratio {unix_all / wasm['imports']:.3f}")
+    print(f"boot (Nest + every task, one second): unix {boot:,} B, WebAssembly {wasm['boot']:,} B: "
+          f"ratio {boot / wasm['boot']:.3f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=50, help="games per session (default: %(default)s)")
+    ap.add_argument("--seeds", type=int, default=0, metavar="N",
+                    help="also play --seed-games games with N seeds per heap and word ratio")
+    ap.add_argument("--seed-games", type=int, default=10, metavar="G", help="(default: %(default)s)")
+    ap.add_argument("--calibrate", action="store_true", help="measure the word ratio and stop")
+    args = ap.parse_args()
+    if args.calibrate:
+        calibrate()
+        return
+    print(f"ESP32_GENERIC GC heap: first area {hm.ESP32_GC_INITIAL_B:,} B (of {hm.ESP32_GC_FIRST_AREA_B:,}), "
+          f"grown once {hm.ESP32_GC_MAX_B:,} B; "
+          f"proposed budget (half) {hm.BUDGET_B:,} B")
+    session_table(args.games, (hm.WORD_RATIO, hm.WORD_RATIO_PORT))
+    if args.seeds:
+        seeds_table(args.seed_games, args.seeds, (hm.WORD_RATIO, hm.WORD_RATIO_BOOT, hm.WORD_RATIO_PORT))
+
+
+if __name__ == "__main__":
+    main()
