@@ -13,7 +13,13 @@ from vboard_fixtures import heap as measure_heap
 
 pytestmark = pytest.mark.board
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
-HEAP_BUDGET = 40 * 1024  # issue 4: gc.mem_alloc() after gc.collect(), after boot
+# gc.mem_alloc() after gc.collect(), after boot, against the ESP32's first GC area: the ESP32_GENERIC
+# port starts its GC with 56 KB of which 55,968 B are usable and grows only on demand
+# (docs/firmware-budgets.md, "ESP32 memory", with the port's source lines). Booting within it means
+# the heap never has to grow at boot. (It was a guessed 40 KB; the long-session peak against the
+# same figure is tests/test_heap_esp32.py's, on the unix port's collecting GC.)
+HEAP_BUDGET = 55_968
+
 
 def deploy_mpy(board, tmp_path):
     pkg = compile_gulo(tmp_path / "mpy")
