@@ -347,16 +347,30 @@ def test_a_phone_shows_what_matters_in_one_screen(browser, server):
         pg.context.close()
 
 
-# ---- last: a restart (the virtual world comes back full while the game resumes: a known gap) ----
+# ---- last: a restart mid-round ---------------------------------------------------------------------
 
-def test_the_page_resyncs_after_the_server_restarts(page, server):
+def test_a_restart_mid_round_keeps_the_bowl_and_the_game_goes_on(page, server):
+    # Gulo 1 takes its egg (it stays out this round); then `nest web` is stopped and started again.
+    new_game(page, seed=5)
+    page.click("button[data-button=REVEAL]")
+    wait_app(page, "a.phase === 'attempt'")
+    page.click(f"#bowl .egg.c-{app(page)['demand']}:not([hidden])")
+    wait_app(page, "a.turn === '1' && a.phase === 'pick' && a.nest === '21'")
     before = app(page)
     server.stop()
     page.wait_for_function("document.getElementById('conn').dataset.state === 'lost'", timeout=WAIT_MS)
     server.start()
     page.wait_for_function("document.getElementById('conn').dataset.state === 'ok'", timeout=60000)
-    wait_app(page, f"a.positions === '{before['positions']}' && a.turn === '{before['turn']}'")
-    # The LEDs are painted again from the new board (the old page threw on the second welcome).
+    # The page resyncs (it threw on the second welcome once), and the bowl is as it was left: the
+    # virtual nest keeps its world beside the flash folder (it came back full, 22 eggs, before).
+    wait_app(page, f"a.positions === '{before['positions']}' && a.turn === '1' && a.nest === '21'")
     page.wait_for_function("[...document.querySelectorAll('#path-leds .led')].some((e) => e.dataset.rgb)",
                            timeout=WAIT_MS)
+    # The next alarm: every egg goes back and the game goes on (it waited for eggs forever before).
+    page.click("button[data-button=REVEAL]")
+    wait_app(page, "a.phase === 'attempt'")
+    page.click("button[data-world=knock_pole]")
+    page.wait_for_selector("#events li[data-kind=alarm]", timeout=WAIT_MS)
+    settle(page)
+    wait_app(page, "a.phase === 'pick' && a.turn === '0' && a.nest === '22'")
     assert page.errors == []

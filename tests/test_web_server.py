@@ -92,3 +92,19 @@ def test_pour_back_can_return_only_the_eggs_that_belong_in_the_nest():
         w.pour_back(9000, {"X": 1})
     w.pour_back(9000)     # no list: every egg, as before
     assert w.nest == FULL
+
+
+def test_a_world_restored_as_it_was_left():
+    from nest.world import NestWorld
+
+    full = NestWorld(seed=4)
+    left = NestWorld(seed=4)
+    left.restore({"G": 5, "Y": 4, "R": 3, "B": 5, "P": 2}, pole_seated=False)
+    assert left.nest == dict(FULL, Y=4, R=3) and left.pole_seated is False
+    assert left.pole_is_seated(0) is False and left.nest_at(0) == left.nest
+    missing = full.clean_grams(1000) - left.clean_grams(1000)
+    assert abs(missing - (14 + 2 * 16 + full.pole_g)) < 1e-6  # one yellow, two red eggs and the pole
+    left.pour_back(2000)  # the eggs restored as out can be poured back like any others
+    assert left.nest == FULL
+    with pytest.raises(ValueError, match="R must be a count"):
+        NestWorld().restore({"R": 6}, True)

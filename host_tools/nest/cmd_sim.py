@@ -38,7 +38,8 @@ def run(args):
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     board = VirtualBoard(flash_dir=args.flash, baud=args.baud, headless=args.headless, seed=args.seed,
-                         control_port=args.control_port, timing=args.timing).start()
+                         control_port=args.control_port, timing=args.timing,
+                         keep_world=True).start()  # with --flash, the nest as it was left, too
     host, cport = board.control_address
     token = board.control_address.token
     announcement = ports.announce_virtual_board(board.port, control=f"{host}:{cport}", control_token=token)

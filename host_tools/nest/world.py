@@ -378,6 +378,30 @@ class NestWorld:
             self.base += self.full[c] * self.masses[c]
         self._reset_cache()
 
+    def restore(self, nest, pole_seated):
+        """Start from the nest as it was left (eggs out of the bowl, the pole on the table): a real
+        nest stays as it is across a power cut or a restart; the virtual board keeps this state
+        beside its flash folder (VirtualBoard(keep_world=True)). Eggs out count as out since t < 0."""
+        for c in self.full:
+            n = nest.get(c, self.full[c])
+            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= self.full[c]:
+                raise ValueError(f"restore: {c} must be a count from 0 to {self.full[c]}")
+        for c in self.full:
+            out = self.full[c] - nest.get(c, self.full[c])
+            self.nest[c] = self.full[c] - out
+            self.base -= out * self.masses[c]
+            for _ in range(out):
+                self.truth.append({"what": "out", "t_ms": -1, "colour": c, "cause": "restored"})
+        if not pole_seated:
+            self.pole_seated = False
+            self.base -= self.pole_g
+            self._pole_changes.append((-1, False))
+        self._reset_cache()
+
+    def state(self):
+        """What restore() takes: the eggs in the bowl and the pole, after every scripted action."""
+        return {"nest": dict(self.nest), "pole_seated": self.pole_seated}
+
     # ---- scripting --------------------------------------------------------------------------
     def _add(self, a):
         self.actions.append(a)

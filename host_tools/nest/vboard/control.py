@@ -86,6 +86,7 @@ def _world_action(board, op, req):
     answer = board.board_request({"op": "world", "entry": entry})
     if answer.get("ok"):
         answer.update({"t_ms": t, "until_ms": until})
+        board.save_world()
     return answer
 
 

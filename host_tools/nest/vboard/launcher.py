@@ -10,6 +10,7 @@ import json
 import os
 import select
 import subprocess
+import sys
 import tempfile
 import termios
 import threading
@@ -75,7 +76,7 @@ class VirtualBoard:
     """`with VirtualBoard() as board:` gives `board.port` (/dev/pts/N) and `board.control`."""
 
     def __init__(self, flash_dir=None, baud=115200, headless=True, seed=1, control_port=0, log_path=None,
-                 node="node", timing="esp32", timing_factor=None):
+                 node="node", timing="esp32", timing_factor=None, keep_world=False):
         if timing not in TIMINGS:
             raise NestError(f"timing {timing!r}: choose one of {', '.join(TIMINGS)}")
         self.timing = timing
@@ -105,6 +106,10 @@ class VirtualBoard:
         self._threads = []
         self.world = None
         self.epoch_ms = None
+        # The physical nest (eggs out of the bowl, the pole) kept beside the flash folder and put back
+        # at the next start, as a real nest stays as it was across a power cut or an unplug.
+        self.world_file = (self.flash_dir.with_name(self.flash_dir.name + ".world.json")
+                           if keep_world and self.flash_dir else None)
 
     # ---- life cycle ----
     def start(self):
@@ -116,9 +121,12 @@ class VirtualBoard:
         self.port = os.ttyname(self.slave)
         self.epoch_ms = int(time.time() * 1000)
         self.world = NestWorld(seed=self.seed, sps=HX711_SPS)
+        kept = self._kept_world()
+        if kept:
+            self.world.restore(kept["nest"], kept["pole_seated"])
         ctl_r, ctl_w = os.pipe()
         cfg = {
-            "hw": {**self.hw, "hx711_sps": HX711_SPS},
+            "hw": {**self.hw, "hx711_sps": HX711_SPS, "world_state": kept},
             "seed": self.seed,
             "epoch_ms": self.epoch_ms,
             "flash_dir": str(self.flash_dir) if self.flash_dir else None,
@@ -308,6 +316,30 @@ class VirtualBoard:
                                           "without sleeping or touching hardware?)"}
         answer.pop("id", None)
         return answer
+
+    def _kept_world(self):
+        """The world state saved beside the flash folder, or None (none kept, or unreadable: then
+        the nest starts full, as before, and the log says why)."""
+        if not self.world_file or not self.world_file.exists():
+            return None
+        try:
+            kept = json.loads(self.world_file.read_text())
+            NestWorld(seed=self.seed).restore(kept["nest"], bool(kept["pole_seated"]))  # validates
+            return {"nest": kept["nest"], "pole_seated": bool(kept["pole_seated"])}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            why = f"vboard: {self.world_file}: not restored ({e}); the nest starts full"
+            print(why, file=sys.stderr)
+            with open(self.log_path, "a") as log:  # the board's log says it too
+                log.write(why + "\n")
+            return None
+
+    def save_world(self):
+        """Write the world's state beside the flash folder (atomically: a kill never leaves half)."""
+        if not self.world_file:
+            return
+        tmp = self.world_file.with_name(self.world_file.name + ".tmp")
+        tmp.write_text(json.dumps(self.world.state()))
+        os.replace(tmp, self.world_file)
 
     def world_ms(self):
         return int(time.time() * 1000) - self.epoch_ms

@@ -140,7 +140,8 @@ class NestSession:
         self.loop = loop
         prepare_flash(self.flash_dir)
         self.board = VirtualBoard(flash_dir=self.flash_dir, baud=self.baud, headless=True, seed=self.seed,
-                                  log_path=self.log_path, timing=self.timing).start()
+                                  log_path=self.log_path, timing=self.timing,
+                                  keep_world=True).start()  # the bowl as it was left, as the game is
         self._install_main()
         # The same exclusive lock and holder's note as every other `nest` command (nest.portlock):
         # `nest monitor` or `nest deploy` on this board's port is refused, naming `nest web`.

@@ -54,6 +54,8 @@ for _n in GPIOS:
 timers = []    # [due_ms, period_ms or 0, callback, timer object]
 
 _world = NestWorld(seed=_vbjs.seed(), sps=HX711_SPS)
+if _cfg.get("world_state"):  # the nest as it was left (VirtualBoard(keep_world=True))
+    _world.restore(_cfg["world_state"]["nest"], _cfg["world_state"]["pole_seated"])
 _applied = 0
 _BOOT_MS = _vbjs.world_ms()  # this VM's start: a "hang" fault asked for before it is over
 
