@@ -359,6 +359,8 @@ def test_a_restart_mid_round_keeps_the_bowl_and_the_game_goes_on(page, server):
     before = app(page)
     server.stop()
     page.wait_for_function("document.getElementById('conn').dataset.state === 'lost'", timeout=WAIT_MS)
+    page.click("button[data-button=MENU]")  # a click while the server is down is not lost silently
+    assert "Not connected" in page.locator("#events li[data-kind=error]").first.inner_text()
     server.start()
     page.wait_for_function("document.getElementById('conn').dataset.state === 'ok'", timeout=60000)
     # The page resyncs (it threw on the second welcome once), and the bowl is as it was left: the
