@@ -1,15 +1,19 @@
 """Fault drills on the virtual board (issue 8): `make drills`, or
     .venv/bin/python tools/drills.py [--cuts 200] [--lines 10000] [--deploys 50] [--aimed 40]
                                      [--fuzz 2000] [--seed 1] [--jobs 2] [--out docs/reliability.md]
-                                     [--small]
+                                     [--small] [--timing host|esp32|esp32-worst]
 Each drill runs the nest firmware on a fresh virtual board (tests/e2e_kit.py, the same code as
 the e2e tests) and the results are written to docs/reliability.md with counts, command and date.
 The power cuts are split over `--jobs` boards run side by side (each its own process, seed and
-game); the other drills share one more process."""
+game); the other drills share one more process. `--timing` is the speed of the boards that take the
+power cuts and the console lines (default host: the VM's own speed; esp32: the ESP32's bytecode and
+flash timing, docs/virtual-board.md, so a save takes as long as on the board and more cuts land in
+one)."""
 
 import argparse
 import concurrent.futures
 import datetime
+import os
 import random
 import sys
 import tempfile
@@ -168,7 +172,9 @@ def run(name, fn, *args):
 
 
 def on_board(folder, fn, *args):
-    with booted_nest(folder / "flash", log_path=folder / "vboard.log") as nest:
+    # The timing travels in the environment: the jobs are processes of their own.
+    timing = os.environ.get("NEST_DRILL_TIMING", "host")
+    with booted_nest(folder / "flash", log_path=folder / "vboard.log", timing=timing) as nest:
         return fn(nest, *args)
 
 
@@ -215,15 +221,20 @@ def main():
                     help="a quick run for development: 10 cuts, 500 lines, 4 deploys, 10 aimed cuts, "
                          "200 fuzzed messages and logs")
     ap.add_argument("--out", default=str(ROOT / "docs" / "reliability.md"))
+    ap.add_argument("--timing", choices=("host", "esp32", "esp32-worst"), default="host",
+                    help="the boards' speed (docs/virtual-board.md); default host")
     args = ap.parse_args()
+    os.environ["NEST_DRILL_TIMING"] = args.timing
     if args.small:
         args.cuts, args.lines, args.deploys, args.aimed, args.fuzz = 10, 500, 4, 10, 200
     sizes = (args.cuts, args.lines, args.deploys, args.aimed, args.fuzz, args.seed, args.jobs)
-    default = sizes == (200, 10000, 50, 40, 2000, 1, 2)
+    default = sizes == (200, 10000, 50, 40, 2000, 1, 2) and args.timing == "host"
     cmd = "make drills" if default else ".venv/bin/python tools/drills.py --small" if args.small else (
         f".venv/bin/python tools/drills.py --cuts {args.cuts} --lines {args.lines} "
         f"--deploys {args.deploys} --aimed {args.aimed} --fuzz {args.fuzz} --seed {args.seed} "
         f"--jobs {args.jobs}")
+    if args.timing != "host":
+        cmd += f" --timing {args.timing}"
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="drills-") as tmp:
         tmp = Path(tmp)
