@@ -407,6 +407,9 @@ def cut_and_check(nest, rng, seed, at_op=None):
     finally:
         nest.raise_on_boot = False
     reported = list(nest.actions)
+    # A cut while the next game was being asked for (NestUnderTest.new drops the host's game
+    # first): the won game was archived and the new one may already be the running game.
+    won_then_new = nest.game is None and bool(reported)
     ready = nest.ready
     nest.boots += 1
     nest.phase = nest.prompt = None
@@ -424,6 +427,13 @@ def cut_and_check(nest, rng, seed, at_op=None):
         nest.game, nest.actions, nest.outcomes = None, [], []
         return result
     lines = nest.fetch_log("current")
+    if won_then_new and len(lines) == 1:
+        # The new game was saved before the cut: every reported action of the won game must be in
+        # the newest archived game, which replays to a win; the resumed game is the new one.
+        newest = nest.ask("logs")["logs"][-1]
+        check_archived(reported, nest.fetch_log(newest), newest)
+        result["new_game_saved"] = 1
+        reported = []
     replayed, logged = check_resumed(reported, lines, ready["state"])
     nest.game, nest.actions = replayed, logged
     nest.outcomes = nest.outcomes[:len(logged)]
@@ -439,6 +449,20 @@ def check_no_storage_fault(faults):
     storage = [f for f in faults if f.get("what") == "storage"]
     if storage:
         raise Mismatch(f"a file reported damaged after a power cut: {storage}")
+
+
+def check_archived(reported, lines, name):
+    """A game won before a cut that came while the next game was started: its archived log
+    (`lines`, file `name`) holds exactly the reported actions and replays to a win; else Mismatch."""
+    logged = [{k: v for k, v in json.loads(t).items() if k != "t"} for t in lines[1:]]
+    if logged != reported:
+        raise Mismatch(f"the won game's actions {reported} are not whole in {name}: {logged}")
+    try:
+        won = read_log(lines)
+    except LogError as e:
+        raise Mismatch(f"the archived game {name} does not replay: {e}") from e
+    if won.winner is None:
+        raise Mismatch(f"the archived game {name} was reported won but replays to no winner")
 
 
 def check_resumed(reported, lines, state):

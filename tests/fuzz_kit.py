@@ -5,12 +5,11 @@ FuzzFailure naming the input."""
 
 import asyncio
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from web_kit import start_web, stop_web  # noqa: F401 (the drills call them through this module)
 
 from gulo.gamelog import encode, setup_record
 from gulo.rules import Game
@@ -131,34 +130,6 @@ def ws_message(rng):
                                  ("seed", [-5, "x", True, [2], 2**40, 1.5])])
         return json.dumps({"op": "new", field: rng.choice(bad)})
     return json.dumps({"op": rng.choice(["fly", "", "BUTTON", "exec", "power_cut", "__init__"])})
-
-
-def start_web(flash):
-    """`nest web` on a free loopback port in a session of its own; (process, url)."""
-    proc = subprocess.Popen([str(NEST), "web", "--no-open", "--port", "0", "--flash", str(flash)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            start_new_session=True)
-    end = time.monotonic() + 90
-    while time.monotonic() < end:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if "http://" in line:
-            url = line[line.index("http://"):].split()[0].rstrip("/")
-            if not url.startswith("http://127.0.0.1:"):
-                raise FuzzFailure(f"nest web is not on loopback: {url}")
-            return proc, url
-    os.killpg(proc.pid, signal.SIGKILL)
-    raise FuzzFailure(f"nest web printed no URL: {proc.stderr.read()}")
-
-
-def stop_web(proc):
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
 
 
 async def _fuzz_ws(url, rng, count):

@@ -12,23 +12,15 @@ Each test here failed on the page before this change (commit 44a03bc):
   game ended the running one without asking; the accessibility scan found serious violations.
 """
 
-import signal
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from web_kit import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, start_web, stop_web
 
 pytestmark = [pytest.mark.browser, pytest.mark.board, pytest.mark.timeout(420)]
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-NEST = Path(sys.executable).with_name("nest")
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WAIT_MS = 25000
 
@@ -51,27 +43,11 @@ class Server:
         self.proc = None
 
     def start(self):
-        # Host timing: what is tested here is the page, not the ESP32's speed (docs/virtual-board.md).
-        self.proc = subprocess.Popen([str(NEST), "web", "--timing", "host", "--no-open",
-                                      "--port", str(self.port), "--flash", str(self.flash)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-        end = time.monotonic() + 90
-        while time.monotonic() < end:
-            line = self.proc.stdout.readline()
-            if "http://" in line:
-                return line[line.index("http://"):].split()[0]
-            if not line:
-                break
-        self.proc.kill()
-        raise AssertionError(f"nest web printed no URL: {self.proc.stderr.read()}")
+        self.proc, url = start_web(self.flash, port=self.port)
+        return url
 
     def stop(self):
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_web(self.proc)
 
 
 @pytest.fixture(scope="module")
@@ -369,6 +345,7 @@ def test_a_restart_mid_round_keeps_the_bowl_and_the_game_goes_on(page, server):
     page.wait_for_function("[...document.querySelectorAll('#path-leds .led')].some((e) => e.dataset.rgb)",
                            timeout=WAIT_MS)
     # The next alarm: every egg goes back and the game goes on (it waited for eggs forever before).
+    wait_app(page, "a.phase === 'pick'")
     page.click("button[data-button=REVEAL]")
     wait_app(page, "a.phase === 'attempt'")
     page.click("button[data-world=knock_pole]")

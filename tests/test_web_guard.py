@@ -13,7 +13,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from fuzz_kit import start_web, stop_web
+from web_kit import start_web, stop_web
 
 from gulo import storeread
 from gulo.gamelog import read_log

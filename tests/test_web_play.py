@@ -10,25 +10,18 @@ test-artifacts/.
 import copy
 import json
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from web_kit import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEST, start_web, stop_web
 
 from gulo.rules import Game
 
 pytestmark = [pytest.mark.browser, pytest.mark.board, pytest.mark.timeout(420)]
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-NEST = Path(sys.executable).with_name("nest")
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SEED = 67        # fast game, 2 players: the plan below wins in 20 turns, with a last egg on the way
 PLAYERS, VARIANT = 2, "fast"
 KEY = {"G": "g", "Y": "y", "R": "d", "B": "b"}
@@ -41,31 +34,9 @@ if not Path(CHROMIUM).exists():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    flash = tmp_path_factory.mktemp("web-flash")
-    proc = subprocess.Popen([str(NEST), "web", "--timing", "host",
-                             "--no-open", "--port", "0", "--flash", str(flash)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    url = None
-    end = time.monotonic() + 90
-    while time.monotonic() < end:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if "http://" in line:
-            url = line[line.index("http://"):].split()[0]
-            break
-    if url is None:
-        proc.kill()
-        raise AssertionError(f"nest web printed no URL: {proc.stderr.read()}")
-    assert url.startswith("http://127.0.0.1:")  # loopback only
+    proc, url = start_web(tmp_path_factory.mktemp("web-flash"))
     yield url
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise AssertionError("nest web did not stop on Ctrl-C") from None
+    assert stop_web(proc), "nest web did not stop on Ctrl-C"
     assert proc.returncode == 0, proc.stderr.read()
 
 
