@@ -69,8 +69,9 @@ bench: setup
 enclosure: setup
 	$(PY) enclosure/build.py
 
-# Fault drills on the virtual board (200 power cuts, 10,000 console lines, sensor faults);
-# rewrites the table in docs/reliability.md. Takes some 20 minutes.
+# Fault drills on the virtual board (200 random and 40 aimed power cuts, 10,000 console lines, fuzzed
+# page messages and game logs, deploy cuts, sensor faults); rewrites docs/reliability.md. About half
+# an hour; `tools/drills.py --small` is a quick run, `--timing esp32` runs the boards at the ESP32's speed.
 drills: setup
 	$(PY) tools/drills.py
 
