@@ -37,3 +37,24 @@ def test_a_press_is_answered_or_reported_and_always_released(tmp_path):
             await asyncio.to_thread(session.stop)
 
     asyncio.run(main())
+
+
+def test_nest_web_holds_the_board_port_like_every_nest_command(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    nest = Path(sys.executable).with_name("nest")
+
+    async def main():
+        session = NestSession(flash_dir=tmp_path / "flash", timing="host")
+        await asyncio.to_thread(session.start, asyncio.get_running_loop())
+        try:
+            r = await asyncio.to_thread(subprocess.run, [str(nest), "monitor", "--port", session.board.port,
+                                                         "--seconds", "1"],
+                                        capture_output=True, text=True, timeout=60)
+            assert r.returncode != 0 and f"port {session.board.port} is busy" in r.stderr, r.stderr
+        finally:
+            await asyncio.to_thread(session.stop)
+
+    asyncio.run(main())
