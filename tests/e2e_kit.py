@@ -279,7 +279,7 @@ class NestUnderTest:
         return ans["lines"]
 
     def logged_actions(self, lines):
-        return [{k: v for k, v in json.loads(t).items() if k != "t"} for t in lines[1:]]
+        return logged_actions(lines)
 
     def check_log(self, name="current"):
         """The board's log replayed by the host's engine gives the host's game, and holds exactly
@@ -451,10 +451,15 @@ def check_no_storage_fault(faults):
         raise Mismatch(f"a file reported damaged after a power cut: {storage}")
 
 
+def logged_actions(lines):
+    """The actions of a game log's lines (the set-up line dropped), without their time stamps."""
+    return [{k: v for k, v in json.loads(t).items() if k != "t"} for t in lines[1:]]
+
+
 def check_archived(reported, lines, name):
     """A game won before a cut that came while the next game was started: its archived log
     (`lines`, file `name`) holds exactly the reported actions and replays to a win; else Mismatch."""
-    logged = [{k: v for k, v in json.loads(t).items() if k != "t"} for t in lines[1:]]
+    logged = logged_actions(lines)
     if logged != reported:
         raise Mismatch(f"the won game's actions {reported} are not whole in {name}: {logged}")
     try:
@@ -469,7 +474,7 @@ def check_resumed(reported, lines, state):
     """The resumed game against what was reported before the cut: its log (`lines`) replays to
     the `state` the board announced, holds every reported action in order, and at most one more
     (the action in flight). Returns (the replayed Game, the logged actions); Mismatch otherwise."""
-    logged = [{k: v for k, v in json.loads(t).items() if k != "t"} for t in lines[1:]]
+    logged = logged_actions(lines)
     try:
         replayed = read_log(lines)
     except LogError as e:

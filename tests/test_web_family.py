@@ -265,6 +265,12 @@ def test_german_and_french(browser, server, lang, reveal, prompt_word, history_w
         # And switched by hand, kept across a reload.
         pg.select_option("#lang", "en")
         assert "take" in pg.inner_text("#prompt")
+        # The LED strip keeps what the board lit (pushed only when it changes): checked in the same
+        # script as the switch, so no new LED message can repaint it in between.
+        assert pg.evaluate("""() => { const l = document.getElementById('lang'); l.value = 'fr';
+            l.dispatchEvent(new Event('change'));
+            return [...document.querySelectorAll('#path-leds .led')].some((e) => e.dataset.rgb); }""")
+        pg.select_option("#lang", "en")
         pg.reload()
         pg.wait_for_selector("#app[data-phase]:not([data-phase=''])", timeout=WAIT_MS)
         assert pg.evaluate("document.documentElement.lang") == "en"

@@ -584,7 +584,9 @@ function applyLanguage(code) {
   setConn($("conn").dataset.state || "connecting");
   showSound();
   if (world) showWorld(world);
-  if (layout) buildLeds();
+  for (const led of document.querySelectorAll("#path-leds .led")) {
+    led.title = T.tile(led.dataset.led - layout.path_first + 1, null).split(":")[0];
+  }
   if (status) showStatus(status);
   // The history is worded again from the events themselves.
   $("events").replaceChildren();
