@@ -388,7 +388,7 @@ def cut_and_check(nest, rng, seed, at_op=None):
         new_games += 1
     nest.raise_on_boot = True
     # Faults and recovered files count from the cut on: the new boot prints them BEFORE its
-    # `ready` line (gulo.boot.build), so they must not be cleared once `ready` is seen.
+    # `ready` line (gulo.app.Nest()), so they must not be cleared once `ready` is seen.
     nest.faults, nest.recovered = [], []
     try:
         if at_op is None:

@@ -47,7 +47,7 @@ class Table:
 
 def fix_counts(path, deck):
     """Make a 19-tile path legal with `deck`: swap surplus colours for the missing ones at the end."""
-    from gulo.rulebook import TILES
+    from gulo.rules import TILES
     need = dict(TILES)
     for c in deck.replace("J", ""):
         need[c] -= 1

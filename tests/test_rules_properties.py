@@ -7,8 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gulo.gamelog import encode, read_log, setup_record
-from gulo.rulebook import TILES
-from gulo.rules import EGG_COLOURS, NEST_FULL, Game, RuleError, state_json
+from gulo.rules import EGG_COLOURS, NEST_FULL, TILES, Game, RuleError, state_json
 
 ALL_ACTIONS = (
     [{"do": "reveal"}]

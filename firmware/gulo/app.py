@@ -1,6 +1,7 @@
 # The nest's application: the asyncio tasks that join the hardware to the turn flow, the console
-# and the flash. Skeleton after peterhinch's asyncio tutorial: everything is built in run(), one
-# exception handler, asyncio.run(main), and a fresh event loop in `finally`.
+# and the flash. Skeleton after peterhinch's asyncio tutorial: everything is built in run(), every
+# task started with create_task, one exception handler (a crash is reported and the board resets:
+# the game resumes from flash), asyncio.run(main), and a fresh event loop in `finally`.
 #
 # Tasks (each small, none blocks; idle, only the sampler (10-94/s) and the console wake often):
 #   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds grams
@@ -26,19 +27,17 @@ import machine
 from micropython import const
 
 from gulo import sounds
-from gulo.gamestore import borrow, forget
-from gulo.hx711 import Silence
-from gulo.turnflow import CONFIRM, WON
+from gulo.gamestore import GameStore, Settings
+from gulo.hx711 import DEFAULT_COUNTS_PER_G, Scale, Silence
+from gulo.ledview import LedView, brightness_cap
+from gulo.peripherals import Peripherals
+from gulo.rules import Game
+from gulo.turnflow import CONFIRM, WON, TurnFlow
+from gulo.weigher import DEFAULT_MASSES, Weigher
 
-# For the type-checker only (firmware/mypy.ini: always_true = TYPE_CHECKING): the classes of the
-# attributes gulo.boot gives a Nest. On the board this block never runs and imports nothing.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from gulo.gamestore import GameStore, Settings
-    from gulo.hardware import Hardware
-    from gulo.hx711 import Scale
-    from gulo.ledview import LedView
-    from gulo.turnflow import TurnFlow
+# The settings' defaults (config.json, calib.json on flash).
+CONFIG = {"players": 2, "variant": "standard", "volume": 50, "brightness": 100}
+CALIBRATION = {"offset": 0, "counts_per_g": DEFAULT_COUNTS_PER_G, "masses": DEFAULT_MASSES}
 
 _WDT_MS = const(8000)
 _MAX_LINE = const(512)  # gulo.console.MAX_LINE: longer input is refused unread
@@ -62,42 +61,47 @@ class Clock:
 
 
 class Nest:
-    # Set by gulo.boot.build. Annotations without a value: MicroPython compiles them to nothing.
-    clock: Clock
-    hw: "Hardware"
-    store: "GameStore"
-    config: "Settings"
-    calib: "Settings"
-    scale: "Scale"
-    view: "LedView"
-    tune: sounds.Tune
+    # Annotations without a value (MicroPython compiles them to nothing): for the type-checker,
+    # which cannot tell from __init__'s None what else these hold.
     fault: str | None
     last_grams: float | None
-    alive: dict
-    wdt_started: bool
-    storage_shown: str | None
-    line: bytearray
-    redraw: asyncio.Event
-    timed: asyncio.Event
-    sounding: asyncio.Event
-    flow: "TurnFlow"
-    cal: object
 
     def __init__(self, data="/data", hw=None):
-        # Built by gulo.boot (storage, settings, the game resumed or dealt, the hardware brought
-        # up): code run once per boot, imported for it and forgotten (a .mpy sits in RAM).
-        from gulo import boot
-
-        try:
-            boot.build(self, data, hw)
-        finally:
-            # Forgotten only now (not borrowed): Settings() and GameStore.resume() import
-            # gulo.boot by name during the build. Its reader of the files goes with it.
-            forget("gulo.boot")
-            forget("gulo.storeread")
+        """Everything the tasks use, once per boot: the flash (storage, settings, calibration),
+        the game on flash resumed or a new one dealt, the hardware brought up (`hw`: given by a
+        test, else built from the pin map)."""
+        self.clock = Clock()
+        self.hw = hw or Peripherals(time, self.clock.now())
+        self.store = GameStore(data)
+        self.config = Settings(data + "/config.json", CONFIG)
+        self.calib = Settings(data + "/calib.json", CALIBRATION)
         # Settings are written like the game: a full flash is a reported fault, not an exception.
         self.config.writer = self.calib.writer = self.store
         self.storage_shown = None
+        self.scale = Scale(self.calib.values["counts_per_g"], self.calib.values["offset"])
+        self.view = LedView(cap=brightness_cap(self.config.values["brightness"]))
+        self.tune = sounds.Tune()
+        self.fault = None          # the HX711 fault being shown, or None
+        self.last_grams = None
+        self.alive = {}
+        self.wdt_started = False
+        self.line = bytearray()
+        # Wake-ups for the tasks that sleep until there is something to do.
+        self.redraw = asyncio.Event()    # the flow changed: the lights draw it
+        self.timed = asyncio.Event()     # the flow may have a deadline: the ticker keeps it
+        self.sounding = asyncio.Event()  # a tune started
+        self.cal = None  # the gulo.calibration.Calibration made by the first calibration command
+        game, problem = self.store.resume()
+        for p in (problem, self.config.problem, self.calib.problem):
+            if p:
+                self.emit({"ev": "fault", "what": "storage", "detail": p})
+        for name in self.store.leftovers:
+            self.emit({"ev": "recovered", "file": name})
+        resumed = game is not None
+        if game is None:
+            game = self.deal(self.config.values["players"], self.config.values["variant"])
+        self.flow = TurnFlow(game, Weigher(self.calib.values["masses"]))
+        self.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
 
     # ---- output ----------------------------------------------------------------------------------
 
@@ -148,10 +152,27 @@ class Nest:
         self.tune.play(tune, t_ms)
         self.sounding.set()
 
+    def deal(self, players, variant, seed=None):
+        """A new Game, with its set-up line written to flash (seed None: a fresh one from the
+        chip's id and the time)."""
+        if seed is None:
+            seed = int.from_bytes(machine.unique_id(), "little") ^ time.ticks_diff(time.ticks_us(), 0)
+            seed &= 0x3FFFFFFF
+        game = Game.new(players, variant, seed)
+        self.store.start(game, seed)
+        return game
+
     def start_game(self, players, variant, seed, t_ms):
-        """Archive the running game and start a new one (seed None: a fresh one). Rare: the code
-        is in gulo.newgame, imported for the call and forgotten (a .mpy sits in RAM)."""
-        borrow("newgame").start(self, players, variant, seed, t_ms)
+        """Archive the running game and start a new one (seed None: a fresh one); the settings
+        remember the players and the variant; the flow waits for a full nest before the first
+        turn. From the menu and from the console."""
+        self.store.finish()
+        game = self.deal(players, variant, seed)
+        self.config.values["players"] = players
+        self.config.values["variant"] = variant
+        self.config.save()
+        self.handle(self.flow.new_game(game, t_ms), t_ms)
+        self.emit({"ev": "state", "state": game.state()})
 
     # ---- tasks -------------------------------------------------------------------------------------
 
@@ -330,21 +351,28 @@ class Nest:
             await asyncio.sleep_ms(1000)
 
 
-def _exception(loop, context):
-    # One handler for every task: report and stop; the board restarts with main.py.
-    print(json.dumps({"ev": "crash", "error": repr(context.get("exception"))}))
-    sys.print_exception(context["exception"])
-    sys.exit()
+def _crash(loop, context):
+    """The one exception handler of every task (peterhinch's asyncio tutorial, "set_global_
+    exception"): the crash goes out as one JSON line (its traceback after it) and the board
+    resets, so main.py boots again and the game resumes from flash, where every action is."""
+    e = context.get("exception")
+    print(json.dumps({"ev": "crash", "error": repr(e)}))
+    if e is not None:
+        sys.print_exception(e)
+    machine.reset()
 
 
 async def main(nest):
-    loop = asyncio.get_event_loop()
-    loop.set_exception_handler(_exception)
+    asyncio.get_event_loop().set_exception_handler(_crash)
     reed, buttons, hx = asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag()
-    borrow("wiring").arm(nest.hw, reed, buttons, hx)  # IRQ handlers that only set these flags
-    tasks = [nest.sampler(hx), nest.pole(reed), nest.buttons(buttons), nest.ticker(), nest.lights(),
-             nest.sound(), nest.console(), nest.watchdog()]
-    await asyncio.gather(*tasks)
+    nest.hw.arm(reed, buttons, hx)  # IRQ handlers that only set these flags
+    # Each task on its own (create_task), none awaited: an exception a task raises reaches the
+    # handler above. (Under asyncio.gather it went to the gather instead, which ended the app
+    # and left the board at the REPL with no game.)
+    for task in (nest.sampler(hx), nest.pole(reed), nest.buttons(buttons), nest.ticker(), nest.lights(),
+                 nest.sound(), nest.console(), nest.watchdog()):
+        asyncio.create_task(task)
+    await asyncio.Event().wait()  # never set: the tasks run until a reset or Ctrl-C
 
 
 def run(data="/data"):
@@ -357,7 +385,7 @@ def run(data="/data"):
         print(json.dumps({"ev": "stopped"}))
     finally:
         if nest is not None:
-            borrow("wiring").deinit(nest.hw)
+            nest.hw.deinit()
             if nest.wdt_started:
                 # The ESP32's watchdog cannot be stopped, only slowed: give the REPL a day.
                 machine.WDT(timeout=24 * 3600 * 1000)

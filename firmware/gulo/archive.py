@@ -1,10 +1,9 @@
-# Finished games on flash (games/NNNN.jsonl): archiving the running game when it ends, and the
-# list and text of the archived ones for the console. Once per game or per console request, so
-# the board imports this module for the call and forgets it again (a .mpy's bytecode sits in RAM).
+# Finished games on flash (games/NNNN.jsonl): archiving the running game when it ends, making
+# room on a full flash, and the list and text of the archived ones for the console.
 
 import os
 
-from gulo import store
+from gulo import store, storeread
 
 KEEP_GAMES = 20  # finished games kept on flash; the oldest go first
 
@@ -79,6 +78,4 @@ def log_text(gs, name):
         return "\n".join(gs.lines) + "\n" if gs.lines else None
     if name not in logs(gs):
         return None
-    from gulo.gamestore import borrow
-
-    return borrow("storeread").load(gs.games + "/" + name).decode()
+    return storeread.load(gs.games + "/" + name).decode()

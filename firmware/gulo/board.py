@@ -1,7 +1,7 @@
 # The one pin map of the nest: ESP32-DevKitC (ESP32-WROOM-32), MicroPython 1.29 ESP32_GENERIC.
 #
 # Nothing else in the project writes a GPIO number. Drivers take Pin objects; the hardware is
-# built from these numbers in gulo.hardware at run time (never at import). The virtual board,
+# built from these numbers in gulo.peripherals at run time (never at import). The virtual board,
 # the wiring diagram (enclosure/) and its test all read this file, so it must stay plain data
 # that imports on CPython too: no `machine` here.
 try:

@@ -3,7 +3,7 @@
 # gulo.hx711.Scale), so a measurement sees every sample and no task has to change for it.
 #
 # A session (the console's calibration steps, or `nest calibrate` driving them):
-#   start            the game's verdicts pause (pause(flow): the CALIBRATE phase)
+#   start            the game's verdicts pause (TurnFlow.pause_for_calibration: CALIBRATE)
 #   tare             the bowl empty and still: the average of a steady window is the new offset
 #   calibrate G      a known weight of G grams on the bowl: counts_per_g
 #   egg C [count N]  N eggs of colour C on the bowl (or `grams` given): C's mass = weight / N
@@ -19,7 +19,6 @@
 # single-precision floats never round a 24-bit reading.
 
 from gulo import console
-from gulo.turnflow import CALIBRATE, CONFIRM, SETTLE, WON
 
 WINDOW = 40            # samples averaged for one reading: 0.5 s at 80 SPS
 MAX_SAMPLES = 480      # 6 s without a steady window: the step is refused
@@ -32,33 +31,6 @@ COLOURS = "GPYRB"
 
 class CalibrationError(ValueError):
     pass
-
-
-# The turn flow's CALIBRATE phase (gulo.turnflow), entered and left here: only a calibration
-# needs it, so its code is loaded with this module, not at boot.
-def pause(flow):
-    """Enter CALIBRATE: verdicts pause. False (nothing changes) while an egg is judged."""
-    if flow.phase == CONFIRM:
-        return False
-    if flow.phase != CALIBRATE:
-        flow.menu = {}
-        flow.back = WON if flow.phase == WON else SETTLE
-        flow.phase = CALIBRATE
-        flow.prompt = None
-        flow.need = None
-    return True
-
-
-def resume(flow, t_ms, masses=None):
-    """Leave CALIBRATE (a calibration done, with its egg `masses`, or cancelled): the eggs went
-    around, so the weigher learns the nest anew and the game goes on from SETTLE (or WON)."""
-    if flow.phase != CALIBRATE:
-        return []
-    if masses is not None:
-        flow.weigher.set_masses(masses)
-    flow.phase = flow.back
-    flow.relearn()
-    return flow.tick(t_ms)
 
 
 def check_masses(masses, noise_g):

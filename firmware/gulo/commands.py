@@ -1,13 +1,17 @@
 # The console commands, carried out on the Nest (gulo.app). Imported by the first console line,
-# not at boot: in family play the console is rarely used, and as a .mpy on the filesystem this
-# module's bytecode, constants and the console parser's (gulo.console) sit in RAM once imported.
-# gulo.calibration is imported later still, by the first calibration command.
+# not at boot (gulo.app.Nest.console says why, with the figure), with everything only the console
+# needs: the parser (gulo.console), the calibration and the finished games' reader.
+#
+# A command that fails answers an error line naming the command and the problem (never an
+# exception out of the console task): the parser refuses what is malformed before anything runs,
+# each command checks its arguments before it changes anything, and one guard around the
+# dispatch answers whatever is still raised.
 
 import binascii
 import gc
 
-from gulo import board, console
-from gulo.gamestore import borrow
+from gulo import archive, board, calibration, console
+from gulo.calibration import CalibrationError
 from gulo.ledview import brightness_cap
 from gulo.turnflow import CALIBRATE
 
@@ -25,6 +29,15 @@ def command(nest, line):
     except console.ConsoleError as e:
         print(console.error(e))
         return
+    try:
+        _dispatch(nest, cmd, args, id)
+    except CalibrationError as e:
+        print(console.refusal(cmd, id, str(e)))
+    except Exception as e:  # noqa: BLE001  (any failure is answered; the game goes on)
+        print(console.refusal(cmd, id, "%s failed: %s: %s" % (cmd, type(e).__name__, e)))
+
+
+def _dispatch(nest, cmd, args, id):
     now = nest.clock.now()
     flow = nest.flow
     answer = console.answer
@@ -57,9 +70,9 @@ def command(nest, line):
     elif cmd == "masses":
         print(answer(cmd, id, masses=flow.weigher.masses))
     elif cmd == "logs":
-        print(answer(cmd, id, logs=borrow("archive").logs(nest.store)))
+        print(answer(cmd, id, logs=archive.logs(nest.store)))
     elif cmd == "log":
-        text = borrow("archive").log_text(nest.store, args["name"])
+        text = archive.log_text(nest.store, args["name"])
         if text is None:
             print(console.refusal(cmd, id, "log: no log named %s" % args["name"]))
         else:
@@ -78,22 +91,14 @@ def command(nest, line):
         print(answer(cmd, id, settings=nest.config.values))
     elif cmd == "help":
         print(answer(cmd, id, commands=sorted(console.COMMANDS)))
-    else:  # tare, calibrate, egg, calibration, stream: gulo.calibration is imported only now
-        from gulo.calibration import CalibrationError
-
-        try:
-            _calibration(nest, cmd, args, id, now)
-        except CalibrationError as e:
-            print(console.refusal(cmd, id, str(e)))
+    else:  # tare, calibrate, egg, calibration, stream
+        _calibration(nest, cmd, args, id, now)
 
 
 def _calibration(nest, cmd, args, id, now):
     """The calibration steps (gulo.calibration). While a session is open the flow sits in
     the CALIBRATE phase, so weight changes are never egg events; done/cancel relearn the
     nest (the eggs went around) and the game goes on from SETTLE."""
-    from gulo import calibration
-    from gulo.calibration import CalibrationError
-
     cal = nest.cal
     if cal is None:
         # The calibration stands in for the scale from now on, so its measurements see
@@ -115,7 +120,7 @@ def _calibration(nest, cmd, args, id, now):
         else:
             cal.measure(cmd, id, (args["colour"], args.get("count", 1)))
     elif args["step"] == "start":
-        if not calibration.pause(flow):
+        if not flow.pause_for_calibration():
             raise CalibrationError("calibration: an egg is being judged; try again in a moment")
         print(answer(cmd, id, **cal.start()))
     elif args["step"] == "check":
@@ -134,7 +139,7 @@ def _calibration(nest, cmd, args, id, now):
         else:
             cal.cancel()
             print(answer(cmd, id, saved=None))
-        nest.handle(calibration.resume(flow, now, masses), now)
+        nest.handle(flow.end_calibration(now, masses), now)
 
 
 def io_state(hw):

@@ -5,9 +5,10 @@
 
 import json
 import os
-import sys
 
-from gulo import store
+from gulo import archive, store
+from gulo.restore import load_settings, resume
+from gulo.storeread import remove_leftovers
 
 
 def _mkdir(path):
@@ -15,29 +16,6 @@ def _mkdir(path):
         os.mkdir(path)
     except OSError:
         pass  # exists
-
-
-def forget(name):
-    """Forget an imported module (sys.modules and its package's attribute), so the GC can free it
-    (a .mpy's bytecode sits in RAM) once nothing else holds its functions.
-    Only on MicroPython: on the host other modules hold the same module (and its LogError)."""
-    if sys.implementation.name != "micropython":
-        return
-    sys.modules.pop(name, None)
-    package, _, attr = name.rpartition(".")
-    if package in sys.modules and hasattr(sys.modules[package], attr):
-        delattr(sys.modules[package], attr)
-
-
-def borrow(name):
-    """gulo.<name> for code the board runs only now and then: imported and at once forgotten
-    (see forget), so its bytecode is freed once the caller is done with it. Not for a module
-    that is imported again by name while it runs (gulo.boot: gulo.app.Nest forgets it after)."""
-    full = "gulo." + name
-    __import__(full)
-    module = sys.modules[full]
-    forget(full)
-    return module
 
 
 class GameStore:
@@ -50,9 +28,6 @@ class GameStore:
         self.lines = []
         self.problem = None  # a write that failed (the flash full): reported, the game in RAM
         self.freed = []      # what make_room deleted, for the app to report
-        # Once per boot (the reader, gulo.storeread, is forgotten after boot: heap).
-        from gulo.storeread import remove_leftovers
-
         self.leftovers = remove_leftovers(folder) + remove_leftovers(self.games)
 
     # ---- the running game ------------------------------------------------------------------------
@@ -60,9 +35,6 @@ class GameStore:
     def resume(self):
         """(game, None) for the game on flash, (None, None) if there is none, or (None, problem)
         when the file is damaged: it is then kept aside as game.bad and reported, never trusted."""
-        # Once per boot: the code is in gulo.boot, which the board forgets after boot (heap).
-        from gulo.boot import resume
-
         return resume(self)
 
     def start(self, game, seed=None):
@@ -92,14 +64,14 @@ class GameStore:
         try:
             store.save(path, data)
         except OSError as e:
-            return borrow("archive").make_room(self, path, data, e)
+            return archive.make_room(self, path, data, e)
         self.problem = None
         return True
 
     def finish(self):
         """Archive the running game (won, or abandoned for a new one) under games/: its name, or
-        None if nothing was played. (Once per game: in gulo.archive, imported for the call.)"""
-        return borrow("archive").finish(self)
+        None if nothing was played (gulo.archive)."""
+        return archive.finish(self)
 
 
 class Settings:
@@ -111,9 +83,6 @@ class Settings:
 
     def __init__(self, path, defaults):
         self.path = path
-        # Read once per boot: the code is in gulo.boot, which the board forgets after boot (heap).
-        from gulo.boot import load_settings
-
         self.values, self.problem = load_settings(path, defaults)
 
     def save(self):

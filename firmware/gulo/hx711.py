@@ -6,9 +6,9 @@
 # under a millisecond). Nothing here waits without a bound: a silent or unplugged HX711 (DOUT
 # never falls: the module's pull-up or a broken wire) is a fault, and so is a saturated reading.
 #
-# The Pin objects come from the caller (gulo.wiring builds them from gulo.board); `clock` is the
+# The Pin objects come from the caller (gulo.peripherals builds them from gulo.board); `clock` is the
 # `time` module on the board and a fake in tests, and `critical` a (disable, enable) pair: on the
-# board machine.disable_irq/enable_irq (gulo.wiring passes them), in tests none.
+# board machine.disable_irq/enable_irq (gulo.peripherals passes them), in tests none.
 
 try:
     from micropython import const

@@ -4,11 +4,12 @@
 # host and on CPython (the `nest` tool replays logs with it). Every action is checked; an illegal
 # one raises RuleError and leaves the game exactly as it was.
 
+from gulo.prng import XorShift32, shuffle
+
 PATH_COLOURS = "GYRB"
 EGG_COLOURS = "GYRBP"
 JUNIOR = "J"
 PURPLE = "P"
-# The box's tiles, the players and the variants are gulo.rulebook's (the deal, the set-up check).
 NEST_FULL = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}
 ALARM_CAUSES = ("pole", "egg")
 
@@ -21,30 +22,78 @@ def full_nest():
     return dict(NEST_FULL)
 
 
-# The deal, the set-up check and state_json live in gulo.rulebook: a game is set up once (at a
-# new game, or when a log is read at boot) and state_json is for the host tools, so the device
-# imports it for the call and forgets it again (a .mpy's bytecode sits in RAM: heap budget).
-def _rulebook():
-    from gulo.gamestore import borrow, forget  # loaded at boot anyway; no-ops on the host
-
-    rulebook = borrow("rulebook")
-    forget("gulo.prng")  # rulebook's own import
-    return rulebook
+VARIANTS = ("standard", "fast")
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+PATH_LENGTH = 19
+DECK_SIZE = 5
+# 23 path tiles: 6 green, 6 yellow, 6 red, 5 blue (Gulo junior comes on top of these).
+TILES = {"G": 6, "Y": 6, "R": 6, "B": 5}
 
 
+# The set-up check, the deal and the state as one ordered line (for the host tools and tests).
 def check_setup(players, variant, path, deck):
     """Raise RuleError unless this is a legal set-up (exactly the game's tiles, dealt as ruled)."""
-    _rulebook().check_setup(players, variant, path, deck)
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise RuleError("players must be a whole number")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise RuleError("players must be 2 to 6, not %d" % players)
+    if variant not in VARIANTS:
+        raise RuleError("variant must be 'standard' or 'fast', not %r" % (variant,))
+    if not isinstance(path, str) or len(path) != PATH_LENGTH:
+        raise RuleError("path must be a string of 19 tiles")
+    if not isinstance(deck, str) or len(deck) != DECK_SIZE:
+        raise RuleError("deck must be a string of 5 tiles")
+    if deck.count(JUNIOR) != 1:
+        raise RuleError("deck must hold Gulo junior (J) exactly once")
+    tiles = path + deck.replace(JUNIOR, "")
+    for t in tiles:
+        if t not in PATH_COLOURS:
+            raise RuleError("unknown tile %r (tiles are G, Y, R, B and one J in the deck)" % (t,))
+    for c in PATH_COLOURS:
+        if tiles.count(c) != TILES[c]:
+            raise RuleError(
+                "the tiles must be 6 G, 6 Y, 6 R and 5 B; found %d %s" % (tiles.count(c), c)
+            )
 
 
 def deal(seed):
     """(path, deck) for a seed: the same on the device and the host (see gulo.prng)."""
-    return _rulebook().deal(seed)
+    rng = XorShift32(seed)
+    tiles = []
+    for c in PATH_COLOURS:
+        tiles.extend([c] * TILES[c])
+    shuffle(tiles, rng)
+    deck = tiles[:4] + [JUNIOR]
+    shuffle(deck, rng)
+    return "".join(tiles[4:]), "".join(deck)
+
+
+def _json_value(v):
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, str):
+        return '"' + v + '"'  # only tile letters and variant names: nothing to escape
+    return str(v)
 
 
 def state_json(game):
-    """The state as one JSON line with the contract's key order on every port."""
-    return _rulebook().state_json(game)
+    """The state as one JSON line with the contract's key order on every port (MicroPython's
+    dicts do not keep insertion order, so json.dumps could not promise it)."""
+    s = game.state()
+    parts = []
+    for key in ("players", "variant", "path", "revealed", "deck", "drawn"):
+        parts.append('"%s": %s' % (key, _json_value(s[key])))
+    parts.append('"positions": [%s]' % ", ".join([str(p) for p in s["positions"]]))
+    for key in ("turn", "demand"):
+        parts.append('"%s": %s' % (key, _json_value(s[key])))
+    parts.append('"nest": {%s}' % ", ".join(['"%s": %d' % (c, s["nest"][c]) for c in EGG_COLOURS]))
+    parts.append('"winner": %s' % _json_value(s["winner"]))
+    return "{" + ", ".join(parts) + "}"
 
 
 class Game:
@@ -91,9 +140,22 @@ class Game:
                 and (self.on_last_tile() or self.revealed < len(self.path)))
 
     def legal_actions(self):
-        """Every action legal now, as log actions (dicts): what the buttons may offer. (For the
-        host tools and tests: in gulo.rulebook, like the deal.)"""
-        return _rulebook().legal_actions(self)
+        """Every action legal now, as log actions (dicts): what the buttons may offer."""
+        if self.winner is not None:
+            return []
+        if self.demand is None:
+            acts = [{"do": "reveal"}] if self.can_reveal() else []
+            if not self.on_last_tile():
+                for c in self.colours_ahead():
+                    acts.append({"do": "choose", "colour": c})
+            return acts
+        acts = []
+        for c in EGG_COLOURS:
+            if self.nest[c] > 0:
+                acts.append({"do": "take", "egg": c})
+        for cause in ALARM_CAUSES:
+            acts.append({"do": "alarm", "cause": cause})
+        return acts
 
     # --- actions ------------------------------------------------------------------------------
     # Each returns an outcome dict (what happened, for the LEDs, the buzzer and the console).

@@ -5,9 +5,8 @@
 # a cut before the rename loses only the write in flight. A header line carries the payload's
 # length and CRC-32, so a file damaged any other way is reported, never trusted.
 #
-# Reading the files back (gulo.storeread: load, CorruptFile) happens at boot and on a console
-# request, so that half is a module of its own that the board forgets after use (a .mpy's
-# bytecode sits in RAM); this one writes, after every action of a game.
+# Reading the files back is gulo.storeread's (load, CorruptFile): at boot and on a console
+# request; this module writes, after every action of a game.
 
 import binascii
 import os

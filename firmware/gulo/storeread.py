@@ -1,7 +1,6 @@
 # Reading back the files gulo.store writes (a header line "gulo1 CRC32 LENGTH", then the payload):
 # at boot (the running game, config, calibration; the leftovers of interrupted writes) and on a
-# console request (a finished game's log). Rare, so the board forgets this module after use (a
-# .mpy's bytecode sits in RAM): gulo.app.Nest after boot, gulo.archive after a request.
+# console request (a finished game's log).
 
 import os
 

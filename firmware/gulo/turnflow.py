@@ -15,10 +15,11 @@
 #            egg or the pole still turns the success into an alarm
 #   WON      the game is over
 #   MENU     players / variant / new game (the menu button)
-#   CALIBRATE  a calibration is open (gulo.calibration's pause and resume: the phase changes are
-#            there, loaded only for a calibration): weights on the bowl are test weights and eggs
-#            going around, never egg events; the pole and the buttons change nothing. Leaving it
-#            relearns the nest and goes on from SETTLE (or WON).
+#   CALIBRATE  a calibration is open (pause_for_calibration / end_calibration): weights on the
+#            bowl are test weights and eggs going around, never egg events; the pole and the
+#            buttons change nothing. Leaving it relearns the nest and goes on from SETTLE (or WON).
+#
+# Only this class sets its phase: the menu and the calibration's pause are its own methods.
 
 from gulo.rules import EGG_COLOURS, NEST_FULL, RuleError
 from gulo.weigher import Weigher
@@ -80,7 +81,7 @@ class TurnFlow:
         self.need = None            # with an eggs prompt: {"back": {c: n}} / {"out": {c: n}}, or None
         self.last = None            # the last engine outcome, with "t_ms", for the animations
         self.menu = {}              # {"players": n, "variant": v, "back": phase} while in MENU
-        self.back = SETTLE          # where resume() goes after CALIBRATE
+        self.back = SETTLE          # where end_calibration() goes after CALIBRATE
         self.relearn()
 
     def relearn(self):
@@ -144,16 +145,68 @@ class TurnFlow:
         if name not in BUTTONS:
             return [{"error": "unknown button %r" % (name,)}]
         if name == "menu" or self.phase == MENU:
-            # The menu is rare in play: its code (gulo.menu) is imported for the press and
-            # forgotten again (a .mpy's bytecode sits in RAM).
-            from gulo.gamestore import borrow
-
-            return borrow("menu").press(self, name)
+            return self._menu_press(name)
         if self.phase != PICK:
             return [{"refused": name, "phase": self.phase, "why": self._why_not()}]
         if name == "reveal":
             return self._act({"do": "reveal"}, t_ms)
         return self._act({"do": "choose", "colour": name}, t_ms)
+
+    # ---- the menu (players and variant for a new game) --------------------------------------------
+
+    def _menu_press(self, name):
+        """A button while the menu is open, or the menu button itself: the notes it leads to."""
+        if name == "menu":
+            return self._menu_button()
+        # G / Y: fewer / more players; R: the other variant; reveal: a new game with these.
+        m = self.menu
+        if name == "G":
+            m["players"] = max(2, m["players"] - 1)
+        elif name == "Y":
+            m["players"] = min(6, m["players"] + 1)
+        elif name == "R":
+            m["variant"] = "fast" if m["variant"] == "standard" else "standard"
+        elif name == "reveal":
+            return [{"new_game": _menu_view(m)}]
+        return [{"menu": _menu_view(m)}]
+
+    def _menu_button(self):
+        if self.phase == MENU:
+            self.phase = self.menu["back"]
+            self.menu = {}
+            return [{"menu": "closed"}]
+        if self.phase == CONFIRM:
+            return [{"refused": "menu", "why": "an egg is being judged"}]
+        if self.phase == CALIBRATE:
+            return [{"refused": "menu", "why": "calibrating"}]
+        self.menu = {"players": self.game.players, "variant": self.game.variant, "back": self.phase}
+        self.phase = MENU
+        return [{"menu": _menu_view(self.menu)}]
+
+    # ---- a calibration (gulo.calibration, through the console) -----------------------------------
+
+    def pause_for_calibration(self):
+        """Enter CALIBRATE: verdicts pause. False (nothing changes) while an egg is judged."""
+        if self.phase == CONFIRM:
+            return False
+        if self.phase != CALIBRATE:
+            self.menu = {}
+            self.back = WON if self.phase == WON else SETTLE
+            self.phase = CALIBRATE
+            self.prompt = None
+            self.need = None
+        return True
+
+    def end_calibration(self, t_ms, masses=None):
+        """Leave CALIBRATE (a calibration done, with its egg `masses`, or cancelled): the eggs
+        went around, so the weigher learns the nest anew and the game goes on from SETTLE (or WON)."""
+        if self.phase != CALIBRATE:
+            return []
+        if masses is not None:
+            self.weigher.set_masses(masses)
+        self.phase = self.back
+        self.relearn()
+        return self.tick(t_ms)
 
     # ---- the nest --------------------------------------------------------------------------------------
 
@@ -271,3 +324,7 @@ class TurnFlow:
         self.need = None
         self.phase = SETTLE
         return [{"started": {"players": game.players, "variant": game.variant}}] + self._maybe_ready(t_ms)
+
+
+def _menu_view(m):
+    return {"players": m["players"], "variant": m["variant"]}

@@ -1,7 +1,6 @@
 # Helpers for the rules tests: build games with a chosen deal. Plain MicroPython, like the tests.
 
-from gulo.rulebook import TILES
-from gulo.rules import PATH_COLOURS, Game
+from gulo.rules import PATH_COLOURS, TILES, Game
 
 
 def tiles_left(used):

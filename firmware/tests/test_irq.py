@@ -1,4 +1,4 @@
-# Interrupt handlers allocate nothing: each one the nest registers (gulo.wiring.arm) is
+# Interrupt handlers allocate nothing: each one the nest registers (gulo.peripherals.Peripherals.arm) is
 # called here with the heap locked, as micropython-lib's usb-device tests lock it in their critical
 # section. On the ESP32 an allocation in a hard IRQ crashes and one in a soft IRQ is a hidden cost;
 # inside the MicroPython VM (tests/test_firmware_in_micropython.py) a locked heap makes any

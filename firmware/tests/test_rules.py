@@ -276,12 +276,3 @@ def test_deals_differ_and_are_legal():
         seen.add(path + deck)
     assert len(seen) == 40
 
-
-def test_the_rulebook_is_forgotten_after_a_deal_on_micropython():
-    # gulo.rules imports gulo.rulebook (and gulo.prng) for the call and forgets them again on the
-    # board (heap): checked inside the MicroPython VM; on CPython the modules stay.
-    import sys
-
-    Game.new(3, "standard", 7)
-    if sys.implementation.name == "micropython":
-        assert "gulo.rulebook" not in sys.modules and "gulo.prng" not in sys.modules

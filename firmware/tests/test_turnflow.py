@@ -1,7 +1,6 @@
 # The turn flow with a synthetic nest: clean steps on the load cell (the host tests use the full
 # nest model, with hands, tremor and ring-down). Runs on CPython and inside MicroPython.
 
-from gulo import calibration
 from gulo.turnflow import (
     AFTER_HAND_MS,
     ATTEMPT,
@@ -132,7 +131,7 @@ def test_calibration_pauses_verdicts_and_resume_relearns_the_nest():
     b = started()
     b.flow.button("reveal", b.t)
     demand = b.flow.game.demand
-    assert b.flow.phase == ATTEMPT and calibration.pause(b.flow)
+    assert b.flow.phase == ATTEMPT and b.flow.pause_for_calibration()
     assert b.flow.phase == CALIBRATE
     # Test weights and eggs go on and off the bowl, the pole is lifted: nothing is judged.
     for change in (-10.0 - 18.0, +500.0, -14.0):
@@ -146,7 +145,7 @@ def test_calibration_pauses_verdicts_and_resume_relearns_the_nest():
     # The eggs end up a little off (a lighter bowl after the calibration): resume learns it as full.
     b.grams = FULL - 3.0
     b.run(1000)
-    b.notes += calibration.resume(b.flow, b.t)
+    b.notes += b.flow.end_calibration(b.t)
     b.run(1500)
     assert b.flow.phase == ATTEMPT and b.flow.game.demand == demand
     b.grams -= {"G": 10.0, "P": 12.0, "Y": 14.0, "R": 16.0, "B": 18.0}[demand]
@@ -160,19 +159,19 @@ def test_calibration_is_refused_while_an_egg_is_judged():
     b.grams -= 10.0
     while b.flow.phase != CONFIRM:
         b.run(MS)
-    assert not calibration.pause(b.flow) and b.flow.phase == CONFIRM
-    assert calibration.resume(b.flow, b.t) == [] and b.flow.phase == CONFIRM
+    assert not b.flow.pause_for_calibration() and b.flow.phase == CONFIRM
+    assert b.flow.end_calibration(b.t) == [] and b.flow.phase == CONFIRM
 
 
 def test_resume_applies_new_masses_and_a_won_game_stays_won():
     b = started()
     new = {"G": 11.0, "P": 13.0, "Y": 15.0, "R": 17.0, "B": 19.5}
-    assert calibration.pause(b.flow)
-    calibration.resume(b.flow, b.t, new)
+    assert b.flow.pause_for_calibration()
+    b.flow.end_calibration(b.t, new)
     assert b.flow.weigher.masses == new and b.flow.phase == SETTLE
     b.flow.phase = WON  # (as after a win)
-    assert calibration.pause(b.flow) and b.flow.phase == CALIBRATE
-    calibration.resume(b.flow, b.t)
+    assert b.flow.pause_for_calibration() and b.flow.phase == CALIBRATE
+    b.flow.end_calibration(b.t)
     assert b.flow.phase == WON
 
 

@@ -256,8 +256,8 @@ COUNTS_PER_G = DEFAULT_COUNTS_PER_G  # the uncalibrated scale; only the noise fi
 
 HW_SETUP = """
 import time, json
-from gulo import wiring
-_hw = wiring.build(time, time.ticks_ms())
+from gulo.peripherals import Peripherals
+_hw = Peripherals(time, time.ticks_ms())
 """
 HX_CHECK = """
 from gulo.hx711 import HX711Fault
@@ -283,7 +283,7 @@ print(json.dumps(_hw.reed_pin.value()))
 
 def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT_BAUD):
     """Self-test of the real peripherals; a TestReport (one result per check). Needs the firmware
-    deployed (it drives them with gulo.wiring, the app's own drivers)."""
+    deployed (it drives them with gulo.peripherals, the app's own drivers)."""
     report = TestReport()
 
     def record(name, ok, error=""):
@@ -326,7 +326,7 @@ def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT
         heard = yes("Do you hear the buzzer?")
         link.exec("_hw.buzzer.duty_u16(0)")
         record("buzzer", heard, "")
-        link.exec("wiring.deinit(_hw)")
+        link.exec("_hw.deinit()")
         link.soft_reset_to_main()
     say(report.line())
     return report

@@ -1,0 +1,78 @@
+# The nest's peripherals as the running app uses them: the reed switch, the HX711, the buttons,
+# the LED strip, the buzzer and the DevKitC's LED, built from the one pin map (gulo.board) when a
+# Peripherals is made (never at import), their IRQs armed and disarmed, and left quiet at the end.
+# The app gets everything through this object, so tests and the virtual board see the same pins
+# as a real DevKitC. (Not to be confused with enclosure/'s wiring diagram and hardware list: this
+# is the firmware's side of the same pins.)
+
+import machine
+import neopixel
+
+from gulo import board
+from gulo.debounce import Debounced, IrqFlag
+from gulo.hx711 import HX711
+
+BUTTON_PINS = (
+    ("reveal", board.BUTTON_REVEAL),
+    ("G", board.BUTTON_GREEN),
+    ("Y", board.BUTTON_YELLOW),
+    ("R", board.BUTTON_RED),
+    ("B", board.BUTTON_BLUE),
+    ("menu", board.BUTTON_MENU),
+)
+
+
+class Peripherals:
+    def __init__(self, clock, now_ms=0):
+        """Every part of the nest; the HX711 is powered up. `clock` is the HX711's (time)."""
+        Pin = machine.Pin
+        # The reed has its own 10k pull-up on the board; the internal one only adds margin.
+        self.reed_pin = Pin(board.REED, Pin.IN, Pin.PULL_UP)
+        self.reed = Debounced(self.reed_pin, stable_ms=20, active_low=True, now=now_ms)
+        self.hx = HX711(Pin(board.HX711_SCK, Pin.OUT, value=0), [Pin(d, Pin.IN) for d in board.HX711_DOUT],
+                        clock, (machine.disable_irq, machine.enable_irq))
+        self.buttons = []  # [(name, Debounced)] in BUTTON_PINS' order
+        for name, gpio in BUTTON_PINS:
+            self.buttons.append((name, Debounced(Pin(gpio, Pin.IN, Pin.PULL_UP), 20, True, now_ms)))
+        self.strip = neopixel.NeoPixel(Pin(board.LEDS, Pin.OUT), board.LED_COUNT)
+        self.buzzer = machine.PWM(Pin(board.BUZZER, Pin.OUT), freq=2000, duty_u16=0)
+        self.led = Pin(board.ONBOARD_LED, Pin.OUT, value=0)  # the carrier's LED (board.ONBOARD_LED)
+        self.hx_irq = None  # the HX711's DOUT handler (gulo.debounce.IrqFlag), once armed
+
+    def show(self, rgb):
+        """Copy an RGB buffer (gulo.ledview) to the strip."""
+        strip = self.strip
+        for i in range(len(strip)):
+            j = 3 * i
+            strip[i] = (rgb[j], rgb[j + 1], rgb[j + 2])
+        strip.write()
+
+    def arm(self, reed_flag, button_flag, hx_flag):
+        """Pin IRQs -> flags: the reed and the buttons on both edges (each Debounced marks
+        itself pending), every HX711 DOUT on its falling edge (a conversion is ready)."""
+        both = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
+        self.reed.flag = reed_flag
+        self.reed_pin.irq(handler=self.reed.irq, trigger=both)
+        for _name, b in self.buttons:
+            b.flag = button_flag
+            b.pin.irq(handler=b.irq, trigger=both)
+        self.hx_irq = IrqFlag(hx_flag)
+        for d in self.hx.douts:
+            d.irq(handler=self.hx_irq.irq, trigger=machine.Pin.IRQ_FALLING)
+
+    def disarm(self):
+        self.reed_pin.irq(handler=None)
+        for _name, b in self.buttons:
+            b.pin.irq(handler=None)
+        for d in self.hx.douts:
+            d.irq(handler=None)
+
+    def deinit(self):
+        """Leave the hardware quiet: LEDs dark, buzzer silent, HX711 asleep, no IRQs."""
+        self.disarm()
+        self.strip.fill((0, 0, 0))
+        self.strip.write()
+        self.buzzer.duty_u16(0)
+        self.buzzer.deinit()
+        self.hx.power_down()
+        self.led.value(0)
