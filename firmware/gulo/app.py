@@ -73,10 +73,9 @@ class Nest:
         self.clock = Clock()
         self.hw = hw or Peripherals(time, self.clock.now())
         self.store = GameStore(data)
-        self.config = Settings(data + "/config.json", CONFIG)
-        self.calib = Settings(data + "/calib.json", CALIBRATION)
         # Settings are written like the game: a full flash is a reported fault, not an exception.
-        self.config.writer = self.calib.writer = self.store
+        self.config = Settings(data + "/config.json", CONFIG, self.store)
+        self.calib = Settings(data + "/calib.json", CALIBRATION, self.store)
         self.storage_shown = None
         self.scale = Scale(self.calib.values["counts_per_g"], self.calib.values["offset"])
         self.view = LedView(cap=brightness_cap(self.config.values["brightness"]))
@@ -147,6 +146,11 @@ class Nest:
                 self.emit({"ev": "fault", "what": "storage", "detail": store.problem})
             else:
                 self.emit({"ev": "fault_cleared", "what": "storage"})
+
+    def use_calibration(self, cal):
+        """The first calibration command's gulo.calibration.Calibration: it stands in for the
+        scale from now on, so its measurements see every raw sample (same grams(raw))."""
+        self.cal = self.scale = cal
 
     def play(self, tune, t_ms):
         self.tune.play(tune, t_ms)

@@ -105,6 +105,10 @@ class Calibration:
             self.out('{"ev":"sample","t_ms":%d,"g":%.2f}' % (self.clock(), g))
         return g
 
+    def set_stream(self, on):
+        """Every sample out as an {"ev": "sample"} line (`stream` on), or not."""
+        self.stream = on
+
     # ---- the session ----------------------------------------------------------------------------
 
     def start(self):
@@ -162,8 +166,7 @@ class Calibration:
         self.values["offset"] = new["offset"]
         self.values["counts_per_g"] = new["counts_per_g"]
         self.values["masses"] = dict(new["masses"])
-        self.scale.offset = new["offset"]
-        self.scale.counts_per_g = new["counts_per_g"]
+        self.scale.set(new["counts_per_g"], new["offset"])
         self._close()
         return res
 

@@ -12,7 +12,6 @@ import gc
 
 from gulo import archive, board, calibration, console
 from gulo.calibration import CalibrationError
-from gulo.ledview import brightness_cap
 from gulo.turnflow import CALIBRATE
 
 # Settings the `set` command accepts: key -> the test its value must pass.
@@ -87,7 +86,7 @@ def _dispatch(nest, cmd, args, id):
         nest.config.values[key] = value
         nest.config.save()
         if key == "brightness":
-            nest.view.cap = brightness_cap(value)  # drawn by the redraw after every console line
+            nest.view.set_brightness(value)  # drawn by the redraw after every console line
         print(answer(cmd, id, settings=nest.config.values))
     elif cmd == "help":
         print(answer(cmd, id, commands=sorted(console.COMMANDS)))
@@ -101,14 +100,13 @@ def _calibration(nest, cmd, args, id, now):
     nest (the eggs went around) and the game goes on from SETTLE."""
     cal = nest.cal
     if cal is None:
-        # The calibration stands in for the scale from now on, so its measurements see
-        # every raw sample (it updates the Scale's offset and counts_per_g when done).
-        cal = nest.cal = calibration.Calibration(nest.calib.values, nest.scale, print, nest.clock.now)
-        nest.scale = cal  # same grams(raw) as a Scale
+        # It updates the Scale's offset and counts_per_g when done.
+        cal = calibration.Calibration(nest.calib.values, nest.scale, print, nest.clock.now)
+        nest.use_calibration(cal)
     flow = nest.flow
     answer = console.answer
     if cmd == "stream":
-        cal.stream = args["on"]
+        cal.set_stream(args["on"])
         print(answer(cmd, id, on=cal.stream))
     elif cmd == "tare":
         cal.measure(cmd, id)

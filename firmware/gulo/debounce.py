@@ -23,6 +23,12 @@ class Debounced:
     def _active(self, level):
         return (level == 0) if self.active_low else (level == 1)
 
+    def arm(self, flag, trigger):
+        """This pin's IRQ on `trigger` edges: each marks it pending and sets `flag` (an
+        asyncio.ThreadSafeFlag)."""
+        self.flag = flag
+        self.pin.irq(handler=self.irq, trigger=trigger)
+
     def irq(self, _pin=None):
         # IRQ handler: a flag only (house style: no allocation, no float, no print here).
         self.pending = True

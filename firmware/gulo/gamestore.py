@@ -76,13 +76,12 @@ class GameStore:
 
 class Settings:
     """A small JSON dict on flash with defaults; a damaged file falls back to them (and says so).
-    `writer` (the GameStore, set by gulo.app.Nest) saves it as it saves the game: a full flash
+    `writer` (the GameStore, given by gulo.app.Nest) saves it as it saves the game: a full flash
     is a reported fault, never an exception out of a command."""
 
-    writer: "GameStore | None" = None
-
-    def __init__(self, path, defaults):
+    def __init__(self, path, defaults, writer=None):
         self.path = path
+        self.writer: "GameStore | None" = writer
         self.values, self.problem = load_settings(path, defaults)
 
     def save(self):

@@ -199,6 +199,10 @@ class Scale:
     """Raw counts to grams: `offset` counts at zero load, `counts_per_g` from the calibration."""
 
     def __init__(self, counts_per_g=DEFAULT_COUNTS_PER_G, offset=0):
+        self.set(counts_per_g, offset)
+
+    def set(self, counts_per_g, offset):
+        """A calibration's result."""
         self.counts_per_g = counts_per_g
         self.offset = offset
 

@@ -42,6 +42,10 @@ class LedView:
         self.cap = cap
         self.buf = bytearray(3 * count)
 
+    def set_brightness(self, percent):
+        """The brightness setting (0-100 %), within the power budget's cap."""
+        self.cap = brightness_cap(percent)
+
     def _set(self, i, rgb, level=255):
         # level and cap both scale: 255 * 255 * 255 fits a small int on the ESP32 (< 2**30).
         k = level * self.cap

@@ -51,11 +51,9 @@ class Peripherals:
         """Pin IRQs -> flags: the reed and the buttons on both edges (each Debounced marks
         itself pending), every HX711 DOUT on its falling edge (a conversion is ready)."""
         both = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
-        self.reed.flag = reed_flag
-        self.reed_pin.irq(handler=self.reed.irq, trigger=both)
+        self.reed.arm(reed_flag, both)
         for _name, b in self.buttons:
-            b.flag = button_flag
-            b.pin.irq(handler=b.irq, trigger=both)
+            b.arm(button_flag, both)
         self.hx_irq = IrqFlag(hx_flag)
         for d in self.hx.douts:
             d.irq(handler=self.hx_irq.irq, trigger=machine.Pin.IRQ_FALLING)

@@ -116,6 +116,6 @@ def test_check_masses():
 
 def test_stream_emits_samples():
     cal, values, lines = rig(OFFSET, CPG)
-    cal.stream = True
+    cal.set_stream(True)
     cal.grams(OFFSET + int(12.5 * CPG))
     assert lines == [{"ev": "sample", "t_ms": 1234, "g": 12.5}]
