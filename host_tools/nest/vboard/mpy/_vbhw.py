@@ -186,6 +186,18 @@ class HX711:
 hx711 = HX711(len(DOUTS))
 
 
+_raised = []
+
+
+def planted_raise():
+    """The "raise" fault (vboard/control.py): True the first time it is asked in the boot the fault
+    was set in (a reset starts a VM whose _BOOT_MS is later than the fault)."""
+    if getattr(world(), "raise_at", -1) >= _BOOT_MS and not _raised:
+        _raised.append(True)
+        return True
+    return False
+
+
 def _hang():
     # A driver stuck in a loop: only the watchdog (or Ctrl-C, a reset, a power cut) ends it. The
     # bridge unwinds the VM from its ticks_ms() hook, as for machine.reset().

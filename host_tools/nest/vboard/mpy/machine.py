@@ -192,6 +192,8 @@ class Timer:
 
 def bitstream(pin, encoding, timing, buf):
     # WS2812 bytes on the wire; the control channel decodes them as G, R, B per LED
+    if _vbhw.planted_raise():
+        raise OSError(5, "planted fault: the LED strip's write failed")  # 5: EIO
     _vbjs.leds(pin._id if isinstance(pin, Pin) else pin, bytes(buf).hex())
 
 
