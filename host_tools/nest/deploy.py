@@ -52,9 +52,10 @@ CHUNK = 6144          # raw bytes per exec: 8 KB of base64, well inside an ESP32
 KEEP_AS_SOURCE = ("main.py", "boot.py")
 SKIP_DIRS = {"tests", "__pycache__"}
 # Files of the firmware folder that are for the host, not the board (docs, type-checker and editor
-# settings). Every other file is deployed: .py compiled, anything else (a settings.json, a sound,
-# a font) sent as it is, hashed like the rest. Skipped files are named in the plan, never silent.
-HOST_ONLY = ("*.md", "*.ini", "*.pyi", "*.pyc", "py.typed")
+# settings, the manifest that freezes the firmware into an image). Every other file is deployed:
+# .py compiled, anything else (a settings.json, a sound, a font) sent as it is, hashed like the rest.
+# Skipped files are named in the plan, never silent.
+HOST_ONLY = ("*.md", "*.ini", "*.pyi", "*.pyc", "py.typed", "manifest.py")
 
 
 @dataclass
