@@ -363,10 +363,12 @@ def _crash(loop, context):
     exception"): the crash goes out as one JSON line (its traceback after it) and the board
     resets, so main.py boots again and the game resumes from flash, where every action is."""
     e = context.get("exception")
-    print(json.dumps({"ev": "crash", "error": repr(e)}))
-    if e is not None:
-        sys.print_exception(e)
-    machine.reset()
+    try:
+        print(json.dumps({"ev": "crash", "error": repr(e)}))
+        if e is not None:
+            sys.print_exception(e)
+    finally:
+        machine.reset()  # even if the report itself fails (a MemoryError leaves little heap)
 
 
 async def main(nest):
