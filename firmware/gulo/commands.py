@@ -30,7 +30,7 @@ def command(nest, line):
     answer = console.answer
     if cmd in ("status", "state"):
         print(answer(cmd, id, phase=flow.phase, prompt=flow.prompt, need=flow.need, fault=nest.fault,
-                     state=flow.game.state()))
+                     appeal=flow.appeal(), state=flow.game.state()))
     elif cmd == "new":
         values = nest.config.values
         nest.start_game(args.get("players", values["players"]), args.get("variant", values["variant"]),

@@ -272,6 +272,12 @@ class TurnFlow:
 
     # ---- the players' appeal (docs/rules.md, "The players have the last word") ----------------
 
+    def appeal(self):
+        """What the players may overrule now (the play page's buttons; undo and call refuse the
+        rest with the reason): {"undo": bool, "call": bool}."""
+        return {"undo": self.phase in (SETTLE, PICK, ATTEMPT) and self.game.can_undo(),
+                "call": self.phase in (ATTEMPT, CONFIRM)}
+
     def undo(self, t_ms):
         """Take back the last verdict (and the picks after it): the note {"undo": n, "outcome"}
         tells the board to drop the last n log lines. Then the nest settles to the game as it

@@ -357,3 +357,15 @@ def test_a_called_alarm_in_an_attempt_and_where_it_is_refused():
     assert b.flow.undo(b.t)[0]["refused"] == "undo"    # no undo while an egg is judged
     assert b.flow.call(b.t)[0]["outcome"]["cause"] == "called"
     assert b.flow.phase == SETTLE and b.flow.game.turn == 0
+
+
+def test_the_appeal_says_what_the_players_may_overrule_now():
+    b = started()
+    assert b.flow.appeal() == {"undo": False, "call": False}
+    b.notes += b.flow.button("reveal", b.t)
+    assert b.flow.appeal() == {"undo": False, "call": True}
+    b.grams -= 10
+    b.run(800)
+    assert b.flow.phase == CONFIRM and b.flow.appeal() == {"undo": False, "call": True}
+    b.run(AFTER_HAND_MS + 500)
+    assert b.flow.phase == PICK and b.flow.appeal() == {"undo": True, "call": False}
