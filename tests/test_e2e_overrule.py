@@ -162,16 +162,30 @@ def test_a_long_press_on_menu_undoes_and_menu_then_blue_calls_the_alarm(nest):
     check_replay(nest)
 
 
-def test_planted_an_undo_that_leaves_the_action_in_the_log_is_caught(tmp_path, monkeypatch):
-    """The same check on a firmware whose GameStore.drop_last does nothing: it must fail."""
+# Faults planted in the firmware on the board's flash: (file, the line as it is, the line planted,
+# what the check that catches it says).
+PLANTED = {
+    "an undo that leaves the action in the log":
+        ("gamestore.py", "        self.lines.pop()\n", "        pass  # planted\n", "the log replays to"),
+    "an undo that restores the wrong player":
+        ("rules.py", "        self.positions = list(positions)\n",
+         "        self.positions = list(positions)\n        self.turn = (self.turn + 1) % self.players  # planted\n",
+         "undo: board says"),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(PLANTED))
+def test_a_planted_fault_in_the_firmware_is_caught(tmp_path, monkeypatch, fault):
+    """The same checks on a firmware with a planted fault in its undo: they must fail."""
+    name, line, planted_line, says = PLANTED[fault]
     real = e2e_kit.install_firmware
 
     def planted(flash_dir):
         real(flash_dir)
-        f = Path(flash_dir) / "gulo" / "gamestore.py"
+        f = Path(flash_dir) / "gulo" / name
         text = f.read_text()
-        assert "        self.lines.pop()\n" in text
-        f.write_text(text.replace("        self.lines.pop()\n", "        pass  # planted\n"))
+        assert text.count(line) == 1, f"{name} no longer has the line to plant the fault in"
+        f.write_text(text.replace(line, planted_line))
 
     monkeypatch.setattr(e2e_kit, "install_firmware", planted)
     with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log") as n:
@@ -180,6 +194,6 @@ def test_planted_an_undo_that_leaves_the_action_in_the_log_is_caught(tmp_path, m
         n.pick("reveal")
         n.take(n.game.demand)
         assert n.ask("undo")["ok"]
-        wait_undo(n)
-        with pytest.raises(Mismatch, match="replays to|holds"):
+        with pytest.raises(Mismatch, match=says):
+            wait_undo(n)
             check_replay(n)
