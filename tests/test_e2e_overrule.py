@@ -169,7 +169,8 @@ PLANTED = {
         ("gamestore.py", "        self.lines.pop()\n", "        pass  # planted\n", "the log replays to"),
     "an undo that restores the wrong player":
         ("rules.py", "        self.positions = list(positions)\n",
-         "        self.positions = list(positions)\n        self.turn = (self.turn + 1) % self.players  # planted\n",
+         "        self.positions = list(positions)\n"
+         "        self.turn = (self.turn + 1) % self.players  # planted\n",
          "undo: board says"),
 }
 

@@ -4,8 +4,8 @@ enabled only when the board says they are legal, ask before they act, and do wha
 for the console; the downloaded log then replays with `nest replay` to what the page shows."""
 
 import json
-import subprocess
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -116,7 +116,8 @@ def test_undo_and_call_on_the_play_page(page):
             break
         page.click("button[data-world=pour_back]")
         page.wait_for_timeout(2500)
-    wait_app(page, f"a.phase === 'attempt' && a.turn === '{before['turn']}' && a.demand === '{before['demand']}'")
+    turn, demand = before["turn"], before["demand"]
+    wait_app(page, f"a.phase === 'attempt' && a.turn === '{turn}' && a.demand === '{demand}'")
     assert app(page)["positions"] == before["positions"]
     wait_enabled(page, {"undo": False, "call": True})
     state, actions = replayed(page)
@@ -159,7 +160,10 @@ def test_planted_buttons_that_ignore_the_board_fail_the_check(page):
     wait_enabled(page, {"undo": True, "call": False})
     page.evaluate("""() => {
         const real = showStatus;
-        showStatus = (st) => { real(st); for (const b of document.querySelectorAll("button[data-appeal]")) b.disabled = false; };
+        showStatus = (st) => {
+            real(st);
+            for (const b of document.querySelectorAll("button[data-appeal]")) b.disabled = false;
+        };
     }""")
     try:
         page.click("button[data-world=knock_pole]")   # a new status (the nest asks for the pole)

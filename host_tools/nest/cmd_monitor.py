@@ -33,7 +33,8 @@ def describe(ev):
         player = out.get("player")
         who = f"Gulo {player + 1}" if isinstance(player, int) else "Gulo"
         demand = COLOUR_NAMES.get(out.get("demand"), out.get("demand"))
-        return f"UNDO by the players ({out.get('undone')} action(s) taken back): {who} takes {demand} again", True
+        back = out.get("undone")
+        return f"UNDO by the players ({back} action(s) taken back): {who} takes {demand} again", True
     if kind == "fault":
         return f"FAULT {ev.get('what')}: {ev.get('detail')}", True
     if kind == "fault_cleared":
