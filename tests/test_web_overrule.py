@@ -4,14 +4,13 @@ enabled only when the board says they are legal, ask before they act, and do wha
 for the console; the downloaded log then replays with `nest replay` to what the page shows."""
 
 import json
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
+from test_web_family import browser, open_page  # noqa: F401  (browser: the module's fixture)
 from test_web_play import app, kinds, settle, wait_app
-from web_kit import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEST, start_web, stop_web
+from web_kit import ARTIFACTS, CHROMIUM, NEST, start_web, stop_web
 
 from gulo.rules import Game
 
@@ -25,26 +24,14 @@ if not Path(CHROMIUM).exists():
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    from playwright.sync_api import sync_playwright
-
+def page(browser, tmp_path_factory):  # noqa: F811  (test_web_family's fixture)
     proc, url = start_web(tmp_path_factory.mktemp("web-overrule-flash"))
     ARTIFACTS.mkdir(exist_ok=True)
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
     try:
-        with sync_playwright() as p:
-            ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True,
-                                                       args=CHROMIUM_ARGS, accept_downloads=True,
-                                                       viewport={"width": 1100, "height": 900})
-            pg = ctx.new_page()
-            pg.errors = []
-            pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-            pg.goto(url)
-            pg.wait_for_selector("#app[data-phase]:not([data-phase=''])", timeout=WAIT_MS)
-            yield pg
-            ctx.close()
+        pg = open_page(browser, url)
+        yield pg
+        pg.context.close()
     finally:
-        shutil.rmtree(profile, ignore_errors=True)
         assert stop_web(proc), "nest web did not stop on Ctrl-C"
 
 

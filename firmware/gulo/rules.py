@@ -65,10 +65,10 @@ class Game:
         self.demand = None
         self.nest = full_nest()
         self.winner = None
-        # The players' appeal (docs/rules.md, "The players have the last word"; the ruling on what
-        # goes with a verdict is in docs/game-log.md, "Undo"): the state just before the last
-        # verdict, and how many log actions undo() takes back (the verdict and the picks after
-        # it). One level: an undo is a correction, not a way back through the game.
+        # The players' appeal (docs/rules.md and docs/game-log.md, "The players have the last
+        # word", with the rulings): the state just before the last verdict, and how many log
+        # actions undo() takes back (the verdict and the picks after it). One level: an undo is
+        # a correction, not a way back through the game.
         self.undo_point = None  # (snapshot, actions) or None
 
     @classmethod

@@ -28,7 +28,7 @@ HELP = """commands:
   quit | q             stop (the log keeps the game)"""
 
 _VERBS = {"r": "reveal", "reveal": "reveal", "c": "choose", "choose": "choose", "t": "take",
-          "take": "take", "a": "alarm", "alarm": "alarm", "call": "alarm"}
+          "take": "take", "a": "alarm", "alarm": "alarm"}
 _FIELD = {"choose": "colour", "take": "egg", "alarm": "cause"}
 
 
@@ -48,14 +48,14 @@ def parse_command(text):
     words = text.split()
     if not words:
         return None
+    if words[0].lower() == "call":  # the players call the alarm: docs/rules.md, "the last word"
+        if len(words) > 1:
+            raise NestError("call takes no argument")
+        return {"do": "alarm", "cause": "called"}
     verb = _VERBS.get(words[0].lower())
     if verb is None:
         raise NestError(f"unknown command {words[0]!r} (type help)")
     action = {"do": verb}
-    if words[0].lower() == "call":
-        if len(words) > 1:
-            raise NestError("call takes no argument")
-        return {"do": "alarm", "cause": "called"}
     if verb in ("choose", "take"):
         if len(words) != 2:
             raise NestError(f"{verb} needs one colour, e.g. '{verb} R'")
