@@ -12,9 +12,10 @@ from pathlib import Path
 
 import e2e_kit
 import pytest
-from e2e_kit import EGGS_BACK, Mismatch, booted_nest
+from e2e_kit import EGGS_BACK, Mismatch, Rebooted, booted_nest
 
 from gulo.debounce import LONG_PRESS_MS
+from gulo.gamelog import read_log
 
 pytestmark = pytest.mark.board
 
@@ -160,6 +161,43 @@ def test_a_long_press_on_menu_undoes_and_menu_then_blue_calls_the_alarm(nest):
     assert nest.actions[-1] == {"do": "alarm", "cause": "called"}
     assert nest.outcomes[-1]["player"] == player
     check_replay(nest)
+
+
+# An undo of a verdict with a pick after it is two saves of the log (GameStore.drop_last twice).
+# The flash operations of one save are counted on the board (the pick's save before the undo); a
+# cut inside the first save keeps the whole log, one inside the second has lost the pick but not
+# the verdict: each a legal log.
+@pytest.mark.parametrize(("save", "kept"), [(1, 3), (2, 2)])
+def test_a_power_cut_inside_an_undo_leaves_a_legal_log_and_the_undo_can_be_done_again(tmp_path, save, kept):
+    with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log") as n:
+        n.tmp = tmp_path
+        n.new(2, "standard", SEED)
+        n.pick("reveal")
+        before = n.game.state()
+        n.take(n.game.demand)
+        ops = sum(n.ctl.flash_ops()["counts"].values())
+        n.pick("reveal")
+        per_save = sum(n.ctl.flash_ops()["counts"].values()) - ops
+        n.ctl.power_cut(at_op=(save - 1) * per_save + 2)     # the second operation of that save
+        n.raise_on_boot = True
+        try:
+            with pytest.raises(Rebooted):
+                n.ask("undo")
+        finally:
+            n.raise_on_boot = False
+        assert n.ctl.flash_ops()["last_cut"], "the cut did not come inside the undo's saves"
+        lines = n.fetch_log("current")
+        n.game, n.actions = read_log(lines), n.logged_actions(lines)
+        assert len(n.actions) == kept and n.ready["state"] == n.game.state()
+        n.outcomes = n.outcomes[:kept]
+        n.phase = n.prompt = None
+        check_replay(n)
+        # The rebooted board rebuilt the undo point from its log: the undo reaches the same state.
+        assert n.ask("undo")["ok"]
+        wait_undo(n)
+        assert n.game.state() == before
+        n.wait_phase("attempt")
+        check_replay(n)
 
 
 # Faults planted in the firmware on the board's flash: (file, the line as it is, the line planted,
