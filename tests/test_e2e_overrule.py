@@ -182,7 +182,8 @@ def test_a_power_cut_inside_an_undo_leaves_a_legal_log_and_the_undo_can_be_done_
         n.raise_on_boot = True
         try:
             with pytest.raises(Rebooted):
-                n.ask("undo")
+                n.ask("undo")                  # answered before the saves: the cut comes after
+                n.wait(lambda ev: False, 30)   # until the rebooted board says ready
         finally:
             n.raise_on_boot = False
         assert n.ctl.flash_ops()["last_cut"], "the cut did not come inside the undo's saves"
