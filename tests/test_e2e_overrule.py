@@ -2,7 +2,8 @@
 "The players have the last word"). Undo the last verdict (console, a long press on Menu) and call
 the alarm the nest missed (console, Menu then Blue); after each, the log on the board's flash
 replays with `nest replay` (the real command) to the state the board shows, and the same player
-tries again. A firmware whose undo leaves the action in the log fails the same check."""
+tries again. A power cut inside an undo leaves a legal log; a firmware whose undo leaves the action
+in the log, or restores the wrong player, fails these checks."""
 
 import json
 import subprocess
