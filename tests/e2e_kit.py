@@ -124,6 +124,8 @@ class NestUnderTest:
         kind = ev.get("ev")
         if kind == "action":
             self._check_action(ev)
+        elif kind == "undo":
+            self._check_undo(ev)
         elif kind == "state":
             self._check_state(ev["state"], "state line")
         elif kind == "ready":
@@ -161,6 +163,21 @@ class NestUnderTest:
         g = self.game
         # A pick goes straight to the attempt (no phase note); anything else settles first.
         self.phase = ("attempt", g.turn, g.demand) if g.demand and g.winner is None else None
+
+    def _check_undo(self, ev):
+        """The players undid the last verdict: the host's engine undoes it too, and the actions
+        it took back leave the host's record as they leave the board's log."""
+        outcome = outcome_without_time(ev["outcome"])
+        try:
+            expected = self.game.undo()
+        except ValueError as e:
+            raise Mismatch(f"the board undid a verdict the host's engine cannot undo: {e}") from e
+        if outcome != expected:
+            raise Mismatch(f"undo: board says {outcome}, host engine {expected}")
+        n = expected["undone"]
+        del self.actions[len(self.actions) - n:]
+        del self.outcomes[len(self.outcomes) - n:]
+        self.phase = None
 
     def _check_state(self, state, what):
         if self.game is not None and state != self.game.state():

@@ -120,6 +120,21 @@ def test_play_writes_a_log_that_replay_reads(tmp_path):
     assert state["turn"] == 2 and state["revealed"] == 2 and state["positions"] == [0, 0, 0]
 
 
+def test_play_undo_cuts_the_verdict_and_the_pick_after_it_from_the_log(tmp_path):
+    log = tmp_path / "game.jsonl"
+    # Seed 5 deals Y first: the wrong egg G is an alarm, Gulo 2 reveals; undo takes back both.
+    r = nest("play", "--seed", "5", "--players", "3", "--log", str(log),
+             stdin="undo\nreveal\ntake G\nreveal\nu\ncall\nq\n")
+    assert r.returncode == 0, r.stderr
+    assert "not allowed: no verdict to undo" in r.stdout
+    assert "the last verdict is undone: Gulo 1 takes a yellow egg again" in r.stdout
+    rows = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [{k: v for k, v in x.items() if k != "t"} for x in rows[1:]] == [
+        {"do": "reveal"}, {"do": "alarm", "cause": "called"}]
+    state = json.loads(nest("replay", "--json", str(log)).stdout)
+    assert state["turn"] == 1 and state["revealed"] == 1 and state["demand"] is None
+
+
 def test_a_closed_pipe_is_not_an_error(tmp_path):
     g, acts = a_game(3)
     f = write_log(tmp_path / "g.jsonl", g, acts)

@@ -7,7 +7,8 @@
 #   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds grams
 #             to the flow (and the weigher in it); its wait is bounded, so a silent HX711 is a fault
 #   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm
-#   buttons   woken by the buttons' IRQ flag, polls every 10 ms only while one is settling
+#   buttons   woken by the buttons' IRQ flag, polls every 10 ms only while one is settling or
+#             Menu is held (a long press undoes the last verdict: gulo.debounce.LONG_PRESS_MS)
 #   ticker    closes the flow's confirmation window on time, even with no samples; sleeps otherwise
 #   lights    redraws the LED view when the flow changes, at ~30 fps only while something moves
 #   sound     follows the current tune on the buzzer PWM; sleeps while nothing plays
@@ -27,6 +28,7 @@ import machine
 from micropython import const
 
 from gulo import sounds
+from gulo.debounce import Hold
 from gulo.gamestore import GameStore, Settings
 from gulo.hx711 import DEFAULT_COUNTS_PER_G, Scale, Silence
 from gulo.ledview import LedView, brightness_cap
@@ -116,6 +118,13 @@ class Nest:
                 self.emit({"ev": "state", "state": self.flow.game.state()})
                 if self.flow.phase == WON:
                     self.store.finish()
+            elif "undo" in note:
+                # The players undid the last verdict (and the picks after it): those lines leave
+                # the log, one atomic rewrite each, so a cut between two leaves a legal log.
+                for _ in range(note["undo"]):
+                    self.store.drop_last()
+                self.emit({"ev": "undo", "outcome": note["outcome"]})
+                self.emit({"ev": "state", "state": self.flow.game.state()})
             elif "new_game" in note:
                 ng = note["new_game"]
                 self.start_game(ng["players"], ng["variant"], None, t_ms)
@@ -231,9 +240,10 @@ class Nest:
 
     async def buttons(self, flag):
         buttons = self.hw.buttons
+        held = Hold()  # Menu held for LONG_PRESS_MS: the players undo the last verdict
         while True:
             # Asleep until an edge on any button; then every 10 ms while one is settling (the
-            # debouncer wants 20 ms of calm before it confirms a press).
+            # debouncer wants 20 ms of calm before it confirms a press) or Menu is held down.
             await flag.wait()
             settling = True
             while settling:
@@ -241,8 +251,15 @@ class Nest:
                 now = self.clock.now()
                 settling = False
                 for name, b in buttons:
-                    if b.poll(now) is True:
+                    pressed = b.poll(now)
+                    if pressed is True:
                         self.handle(self.flow.button(name, now), now)
+                    if name == "menu":
+                        if pressed is not None:
+                            held.change(pressed, now)
+                        if held.poll(now):
+                            self.handle(self.flow.menu_held(now), now)
+                        settling = settling or held.waiting()
                     settling = settling or b.settling()
 
     async def ticker(self):

@@ -42,7 +42,7 @@ def _dispatch(nest, cmd, args, id):
     answer = console.answer
     if cmd in ("status", "state"):
         print(answer(cmd, id, phase=flow.phase, prompt=flow.prompt, need=flow.need, fault=nest.fault,
-                     state=flow.game.state()))
+                     appeal=flow.appeal(), state=flow.game.state()))
     elif cmd == "new":
         values = nest.config.values
         nest.start_game(args.get("players", values["players"]), args.get("variant", values["variant"]),
@@ -52,6 +52,15 @@ def _dispatch(nest, cmd, args, id):
         notes = flow.button(args["button"], now)
         print(answer(cmd, id, notes=notes))
         nest.handle(notes, now)
+    elif cmd in ("undo", "call"):
+        # The players overrule the nest (docs/rules.md, "The players have the last word"): undo
+        # the last verdict, or call the alarm it missed. Refused with the reason, changing nothing.
+        notes = flow.undo(now) if cmd == "undo" else flow.call(now)
+        if "refused" in notes[0]:
+            print(console.refusal(cmd, id, "%s: %s" % (cmd, notes[0]["why"])))
+        else:
+            print(answer(cmd, id, notes=notes))
+            nest.handle(notes, now)
     elif cmd == "sensors":
         w = flow.weigher
         print(answer(cmd, id, grams=nest.last_grams, at_rest=w.at_rest, noise_g=w.noise_g(), sps=w.rate_sps(),

@@ -32,6 +32,8 @@ COMMANDS = {
     "log": {"name": ("name", True)},
     "settings": {},
     "set": {"key": ("key", True), "value": ("any", True)},
+    "undo": {},
+    "call": {},
     "help": {},
 }
 SETTINGS = {"players": "players", "variant": "variant", "volume": "volume", "brightness": "brightness"}

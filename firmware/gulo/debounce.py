@@ -64,3 +64,36 @@ class IrqFlag:
 
     def irq(self, _pin=None):
         self.flag.set()
+
+
+# How long Menu must be held to overrule the nest (undo the last verdict): 1000 ms, Android's
+# "medium" touch-and-hold delay (AOSP Settings, long_press_timeout_selector_values: short 400,
+# medium 1000, long 1500 ms), not the 400-500 ms default of touch screens (Android
+# ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT = 400; Flutter kLongPressTimeout = 500 ms): an
+# undo must never come from a child's ordinary press on Menu, which is far shorter.
+LONG_PRESS_MS = 1000
+
+
+class Hold:
+    """A long press of one button, from its debounced states: "long" once it has been held
+    `long_ms`, once per press. (The press itself still counts at once, as every button's does:
+    the play page and the tests hold a button only until the board answers it.)"""
+
+    def __init__(self, long_ms=LONG_PRESS_MS):
+        self.long_ms = long_ms
+        self.down_at = -1   # when the press began (ms), or -1: not held, or already long
+
+    def change(self, pressed, now):
+        """A confirmed state change of the button."""
+        self.down_at = now if pressed else -1
+
+    def poll(self, now):
+        """"long" once the button has been held long enough (once per press), else None."""
+        if self.down_at >= 0 and now - self.down_at >= self.long_ms:
+            self.down_at = -1
+            return "long"
+        return None
+
+    def waiting(self):
+        """True while a held press may still become long: keep polling."""
+        return self.down_at >= 0

@@ -53,8 +53,19 @@ class GameStore:
         self.lines.append(json.dumps(line))
         self._save()
 
+    def drop_last(self):
+        """Remove the last action line of the running game's log (the players undid it: docs/
+        rules.md, "The players have the last word"), atomically like every save: a power cut
+        leaves the log with or without that line, each a legal log. Undo is rare, so the file is
+        rewritten whole. False (nothing changed) if the log holds no action; else whether it was
+        saved (a full flash: `problem` says so and the game goes on in RAM, as for record)."""
+        if len(self.lines) < 2:
+            return False  # the set-up line stays: it is the game
+        self.lines.pop()
+        return self._save()
+
     def _save(self):
-        self.write(self.current, "\n".join(self.lines) + "\n")
+        return self.write(self.current, "\n".join(self.lines) + "\n")
 
     def write(self, path, data):
         """store.save for every file the nest writes in play; never raises. A full flash

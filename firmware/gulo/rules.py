@@ -11,7 +11,9 @@ EGG_COLOURS = "GYRBP"
 JUNIOR = "J"
 PURPLE = "P"
 NEST_FULL = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}
-ALARM_CAUSES = ("pole", "egg")
+# "called": the players called an alarm the sensors missed (docs/rules.md, "The players have the
+# last word"); judged exactly like any other EGG ALARM.
+ALARM_CAUSES = ("pole", "egg", "called")
 
 
 class RuleError(ValueError):
@@ -112,6 +114,11 @@ class Game:
         self.demand = None
         self.nest = full_nest()
         self.winner = None
+        # The players' appeal (docs/rules.md and docs/game-log.md, "The players have the last
+        # word", with the rulings): the state just before the last verdict, and how many log
+        # actions undo() takes back (the verdict and the picks after it). One level: an undo is
+        # a correction, not a way back through the game.
+        self.undo_point = None  # (snapshot, actions) or None
 
     @classmethod
     def new(cls, players, variant="standard", seed=1):
@@ -173,6 +180,37 @@ class Game:
             return self.alarm(action.get("cause"))
         raise RuleError("unknown action %r (reveal, choose, take or alarm)" % (do,))
 
+    # --- the players' appeal ---------------------------------------------------------------------
+
+    def can_undo(self):
+        return self.undo_point is not None
+
+    def undo(self):
+        """Take back the last verdict (a take, right or wrong, or an alarm) and every pick made
+        after it: the game is exactly as it was just before the verdict, the same player to
+        take the same colour again. Returns an outcome with "undone", the number of log actions
+        taken back (the last ones of the log); RuleError if no verdict can be undone."""
+        if self.undo_point is None:
+            raise RuleError("no verdict to undo")
+        snap, undone = self.undo_point
+        (self.path, self.revealed, self.deck, self.drawn, positions, self.turn, self.demand,
+         nest, self.winner) = snap
+        self.positions = list(positions)
+        self.nest = dict(nest)
+        self.undo_point = None
+        return {"event": "undo", "player": self.turn, "undone": undone, "demand": self.demand}
+
+    def _before_verdict(self):
+        # Called once a take or an alarm is known to be legal, before it changes anything.
+        snap = (self.path, self.revealed, self.deck, self.drawn, list(self.positions), self.turn,
+                self.demand, dict(self.nest), self.winner)
+        self.undo_point = (snap, 1)
+
+    def _after_pick(self):
+        # A reveal or a choose after a verdict goes with it when the verdict is undone.
+        if self.undo_point is not None:
+            self.undo_point = (self.undo_point[0], self.undo_point[1] + 1)
+
     def _check_playing(self):
         if self.winner is not None:
             raise RuleError("the game is over: player %d has won" % self.winner)
@@ -187,6 +225,7 @@ class Game:
                 raise RuleError("the deck is empty")  # cannot happen: J stays in it until won
             tile = self.deck[0]
             self.deck = self.deck[1:]
+            self._after_pick()
             if tile == JUNIOR and self.variant == "fast":
                 # Fast variant: finding Gulo junior wins at once, no purple egg needed.
                 self.winner = p
@@ -196,6 +235,7 @@ class Game:
             return {"event": "draw", "player": p, "tile": tile, "demand": self.demand}
         if self.revealed >= len(self.path):
             raise RuleError("no face-down path tile is left: choose a colour ahead")
+        self._after_pick()
         self.revealed += 1
         self.demand = self.path[self.revealed - 1]
         return {"event": "reveal", "player": p, "tile": self.revealed, "demand": self.demand}
@@ -210,6 +250,7 @@ class Game:
             raise RuleError("colour must be one of G, Y, R, B, not %r" % (colour,))
         if colour not in self.colours_ahead():
             raise RuleError("no face-up %s tile lies ahead of player %d" % (colour, self.turn))
+        self._after_pick()
         self.demand = colour
         return {"event": "choose", "player": self.turn, "demand": colour}
 
@@ -221,6 +262,7 @@ class Game:
             raise RuleError("egg must be one of G, Y, R, B, P, not %r" % (egg,))
         if self.nest[egg] == 0:
             raise RuleError("no %s egg is left in the nest" % egg)
+        self._before_verdict()
         if egg != self.demand:
             # Ruling: the wrong egg is a failed attempt, exactly like an EGG ALARM.
             return self._fail("wrong egg", egg)
@@ -263,7 +305,8 @@ class Game:
             # A pole that falls between turns costs nothing: the device just asks for it back.
             raise RuleError("no attempt is under way: an alarm needs a demanded colour")
         if cause is not None and cause not in ALARM_CAUSES:
-            raise RuleError("cause must be 'pole' or 'egg', not %r" % (cause,))
+            raise RuleError("cause must be 'pole', 'egg' or 'called', not %r" % (cause,))
+        self._before_verdict()
         return self._fail(cause or "alarm", None)
 
     # --- helpers --------------------------------------------------------------------------------

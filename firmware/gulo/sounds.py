@@ -8,9 +8,10 @@ WIN = ((1047, 120), (1319, 120), (1568, 120), (2093, 240), (0, 80), (1568, 100),
 NOPE = ((220, 160),)
 PROMPT = ((880, 60), (0, 60), (880, 60))
 CLICK = ((3000, 12),)
+UNDO = ((1760, 70), (1319, 70), (1047, 160))   # the success tune run backwards: taken back
 
 TUNES = {"alarm": ALARM, "success": SUCCESS, "last_egg": LAST_EGG, "win": WIN, "nope": NOPE,
-         "prompt": PROMPT, "click": CLICK}
+         "prompt": PROMPT, "click": CLICK, "undo": UNDO}
 
 
 def for_note(note):
@@ -24,6 +25,8 @@ def for_note(note):
             return "alarm"
         if event == "success":
             return "last_egg" if outcome.get("last_egg") else "success"
+        if event == "undo":
+            return "undo"
         return "click"
     if "refused" in note:
         return "nope"
@@ -40,9 +43,10 @@ class Tune:
 
     def play(self, name, t_ms):
         """Start a tune (it replaces whatever was playing: the newest news wins)."""
-        # Except a prompt over the siren: a pole alarm brings both at once ("put the pole back"),
-        # and the siren must sound in full.
-        if name == "prompt" and self.name == "alarm" and t_ms - self.start < sum([ms for _, ms in ALARM]):
+        # Except a prompt over the siren or the undo: a pole alarm brings both at once ("put the
+        # pole back"), an undo asks at once for an egg, and the siren or the undo sounds in full.
+        if name == "prompt" and self.name in ("alarm", "undo") and \
+                t_ms - self.start < sum([ms for _, ms in TUNES[self.name]]):
             return
         self.steps = TUNES[name]
         self.start = t_ms

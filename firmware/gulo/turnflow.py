@@ -18,6 +18,9 @@
 #   CALIBRATE  a calibration is open (pause_for_calibration / end_calibration): weights on the
 #            bowl are test weights and eggs going around, never egg events; the pole and the
 #            buttons change nothing. Leaving it relearns the nest and goes on from SETTLE (or WON).
+#   (the players' appeal, docs/rules.md "The players have the last word": undo() takes back the
+#   last verdict from SETTLE, PICK or ATTEMPT and goes on from SETTLE, where the existing prompts
+#   name the egg to put back in or take out again; call() sounds an alarm in ATTEMPT or CONFIRM)
 #
 # Only this class sets its phase: the menu and the calibration's pause are its own methods.
 
@@ -144,6 +147,12 @@ class TurnFlow:
     def button(self, name, t_ms):
         if name not in BUTTONS:
             return [{"error": "unknown button %r" % (name,)}]
+        if name == "B" and self.phase == MENU and self.menu["back"] in (ATTEMPT, CONFIRM):
+            # Menu, then Blue: the players call the EGG ALARM the nest missed (the menu (_menu_press)
+            # offers G, Y, R and Reveal; Blue is free). The menu closes, the attempt is judged.
+            self.phase = self.menu["back"]
+            self.menu = {}
+            return [{"menu": "closed"}] + self.call(t_ms)
         if name == "menu" or self.phase == MENU:
             return self._menu_press(name)
         if self.phase != PICK:
@@ -313,6 +322,59 @@ class TurnFlow:
             self.need = None
             notes += self._maybe_ready(t_ms)
         return notes
+
+    # ---- the players' appeal (docs/rules.md, "The players have the last word") ----------------
+
+    def appeal(self):
+        """What the players may overrule now (the play page's buttons; undo and call refuse the
+        rest with the reason): {"undo": bool, "call": bool}."""
+        return {"undo": self.phase in (SETTLE, PICK, ATTEMPT) and self.game.can_undo(),
+                "call": self.phase in (ATTEMPT, CONFIRM)}
+
+    def undo(self, t_ms):
+        """Take back the last verdict (and the picks after it): the note {"undo": n, "outcome"}
+        tells the board to drop the last n log lines. Then the nest settles to the game as it
+        was: an undone take wants its egg back in, an undone alarm or last egg wants the eggs of
+        the round out again (the prompts of SETTLE say which, when the weight names them)."""
+        why = None
+        if self.phase == CONFIRM:
+            why = "an egg is being judged: undo once the verdict is in"
+        elif self.phase == WON:
+            why = "the game is over (and archived): start a new one"
+        elif self.phase in (MENU, CALIBRATE):
+            why = "close the %s first" % ("menu" if self.phase == MENU else "calibration")
+        if why is None:
+            try:
+                outcome = self.game.undo()
+            except RuleError as e:
+                why = str(e)
+        if why is not None:
+            return [{"refused": "undo", "phase": self.phase, "why": why}]
+        outcome["t_ms"] = t_ms
+        self.last = outcome
+        self.pending = None
+        self.phase = SETTLE
+        self.prompt = None
+        self.need = None
+        return [{"undo": outcome["undone"], "outcome": outcome}] + self._maybe_ready(t_ms)
+
+    def menu_held(self, t_ms):
+        """Menu held down for LONG_PRESS_MS (gulo.debounce.Hold): its press opened (or closed) the
+        menu; the hold closes it and undoes the last verdict."""
+        notes = []
+        if self.phase == MENU:
+            self.phase = self.menu["back"]
+            self.menu = {}
+            notes.append({"menu": "closed"})
+        return notes + self.undo(t_ms)
+
+    def call(self, t_ms):
+        """An alarm the nest missed, called by the players: judged like any EGG ALARM."""
+        if self.phase not in (ATTEMPT, CONFIRM):
+            why = "no attempt is under way: undo the last verdict first" if self.game.can_undo() \
+                else "no attempt is under way"
+            return [{"refused": "call", "phase": self.phase, "why": why}]
+        return self._act({"do": "alarm", "cause": "called"}, t_ms)
 
     def new_game(self, game, t_ms):
         """Start `game` (built by the board with a fresh seed): the nest must be full first."""

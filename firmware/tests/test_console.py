@@ -20,6 +20,8 @@ def test_good_lines():
         "new", {"players": 4, "variant": "fast"}, 7)
     assert parse(b'{"cmd": "press", "button": "reveal"}')[1] == {"button": "reveal"}
     assert parse('{"cmd": "egg", "colour": "P", "grams": 12.3}')[1] == {"colour": "P", "grams": 12.3}
+    assert parse('{"cmd": "undo", "id": "u1"}') == ("undo", {}, "u1")   # the players' appeal
+    assert parse('{"cmd": "call"}') == ("call", {}, None)
 
 
 def test_errors_name_the_command_and_the_field():
@@ -27,6 +29,7 @@ def test_errors_name_the_command_and_the_field():
     assert refused('{"cmd": "press"}') == "press: missing field button"
     assert refused('{"cmd": "press", "button": "X"}').startswith("press: field button must be one of")
     assert refused('{"cmd": "status", "verbose": 1}') == "status: unknown field verbose"
+    assert refused('{"cmd": "undo", "steps": 2}') == "undo: unknown field steps"
     assert refused('{"cmd": "fly"}') == 'unknown command "fly" (try help)'
     assert refused('{"cmd": "new", "players": true}') is not None
     assert refused("[1, 2]") == "not a JSON object"

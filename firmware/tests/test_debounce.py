@@ -2,7 +2,7 @@
 
 from fakes import FakePin
 
-from gulo.debounce import Debounced
+from gulo.debounce import LONG_PRESS_MS, Debounced, Hold
 
 
 def run(d, pin, levels, step_ms=1, start=0):
@@ -44,3 +44,17 @@ def test_active_high_and_settling():
     assert d.settling()
     assert run(d, pin, [1] * 10) == [(5, True)]
     assert not d.settling()
+
+
+def test_hold_tells_a_long_press_once():
+    h = Hold()
+    h.change(True, 100)
+    assert h.waiting() and h.poll(100 + LONG_PRESS_MS - 1) is None
+    h.change(False, 100 + LONG_PRESS_MS - 1)                       # let go in time: no overrule
+    assert not h.waiting() and h.poll(100 + 5 * LONG_PRESS_MS) is None
+    h.change(True, 5000)
+    assert h.poll(5000 + LONG_PRESS_MS) == "long"                  # held: the overrule, at once
+    assert h.poll(5000 + 3 * LONG_PRESS_MS) is None and not h.waiting()   # once per press
+    h.change(False, 9000)
+    h.change(True, 9100)
+    assert h.poll(9100 + LONG_PRESS_MS) == "long"                  # the next press again

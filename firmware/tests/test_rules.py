@@ -136,6 +136,72 @@ def test_alarm_cause_must_be_known():
     assert g.demand == "G"
 
 
+def test_a_called_alarm_is_judged_like_any_alarm():
+    # docs/rules.md, "The players have the last word": cause "called", judged as an EGG ALARM.
+    a, b = game_with("GRYGB"), game_with("GRYGB")
+    for g, cause in ((a, "called"), (b, "pole")):
+        play(g, "reveal", "take G", "reveal", "take R", "reveal", "take Y", "reveal", "alarm " + cause)
+    assert a.state() == b.state()
+    assert a.positions == [3, 1] and a.turn == 0   # player 1 back from tile 2 to the G of tile 1
+    g = game_with("GRYB")
+    assert raises(RuleError, g.alarm, "called")   # no attempt under way: nothing to call
+
+
+def test_undo_a_success_and_the_reveal_after_it():
+    g = game_with("GRYB")
+    play(g, "reveal")
+    before = g.state()
+    play(g, "take G", "reveal")           # player 1 already turned tile 2 over
+    out = g.undo()
+    assert out == {"event": "undo", "player": 0, "undone": 2, "demand": "G"}
+    assert g.state() == before            # tile 2 face down again, player 0 takes G again
+    assert raises(RuleError, g.undo)      # one level: the verdict before is not undone
+    play(g, "take G")
+    assert g.positions == [1, 0] and g.turn == 1
+
+
+def test_undo_a_wrong_egg_alarm_and_a_last_egg():
+    g = game_with("GRYB")
+    play(g, "reveal")
+    before = g.state()
+    out = play(g, "take R")               # the wrong colour: an alarm
+    assert out["event"] == "alarm" and g.turn == 1
+    assert g.undo()["undone"] == 1 and g.state() == before
+    # The last green egg refilled the nest and gave another turn: undone, one egg is still in.
+    g = game_with("GGGGGG", deck="YRBYJ")
+    play(g, *(["reveal", "take G"] * 4 + ["reveal"]))
+    before = g.state()
+    assert play(g, "take G")["last_egg"]
+    g.undo()
+    assert g.state() == before and g.nest["G"] == 1
+
+
+def test_undo_an_alarm_and_a_win():
+    g = game_with("GRYB")
+    play(g, "reveal")
+    before = g.state()
+    play(g, "alarm called")
+    g.undo()
+    assert g.state() == before
+    g = game_with("GRYB", deck="JGYRB")
+    put_on_last_tile(g, 0)
+    play(g, "reveal")
+    before = g.state()
+    assert play(g, "take P")["winner"] == 0
+    g.undo()
+    assert g.state() == before and g.winner is None
+
+
+def test_nothing_to_undo_before_a_verdict_and_a_refused_action_keeps_the_undo():
+    g = game_with("GRYB")
+    assert not g.can_undo() and raises(RuleError, g.undo)
+    play(g, "reveal")
+    assert raises(RuleError, g.undo)      # a pick alone is no verdict
+    play(g, "take G")
+    assert raises(RuleError, g.take, "G")  # refused (no demand): changes nothing, the undo stays
+    assert g.can_undo()
+
+
 def test_reveal_is_impossible_once_every_path_tile_is_face_up():
     g = game_with("GRYB")
     g.revealed = 19  # all face up, player 0 at the start

@@ -1,6 +1,6 @@
 # The buzzer's tunes.
 
-from gulo.sounds import ALARM, Tune, for_note
+from gulo.sounds import ALARM, UNDO, Tune, for_note
 
 
 def test_a_tune_plays_its_steps_then_stops():
@@ -34,3 +34,11 @@ def test_a_prompt_does_not_cut_the_siren_short():
     assert t.freq_at(1000) == ALARM[0][0] and t.name == "alarm"
     t.play("prompt", 1000 + sum([ms for _, ms in ALARM]))  # once the siren is over, prompts sound
     assert t.name == "prompt"
+
+
+def test_an_undo_has_its_own_tune_and_its_prompt_waits_for_it():
+    assert for_note({"undo": 1, "outcome": {"event": "undo", "player": 0, "undone": 1}}) == "undo"
+    t = Tune()
+    t.play("undo", 500)
+    t.play("prompt", 500)   # the undone take wants its egg back: asked in the same breath
+    assert t.name == "undo" and t.freq_at(500) == UNDO[0][0]

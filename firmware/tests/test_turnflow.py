@@ -294,3 +294,77 @@ def test_a_weight_two_pairs_explain_is_not_named():
     assert _explain(20, dict(full, G=1), masses, 1.0) is None  # ...and one green is not two
     assert _explain(24, dict(full, Y=0, B=0, R=0), masses, 1.0) == {"P": 2}
     assert _explain(15, full, masses, 1.0) is None          # between two colours: no egg
+
+
+# ---- the players' appeal (docs/rules.md, "The players have the last word") ------------------------
+
+def test_undo_a_success_asks_for_the_egg_back_and_the_same_player_tries_again():
+    b = started()
+    b.notes += b.flow.button("reveal", b.t)         # GRYB: green demanded
+    before = b.flow.game.state()
+    b.grams -= 10
+    b.judged()
+    assert b.verdicts()[-1]["event"] == "success" and b.flow.phase == PICK
+    b.notes += b.flow.button("reveal", b.t)         # player 1 already turned tile 2 over
+    notes = b.flow.undo(b.t)
+    assert notes[0]["undo"] == 2 and notes[0]["outcome"]["player"] == 0   # the take and the reveal
+    assert b.flow.game.state() == before and b.flow.phase == SETTLE
+    assert notes[-1] == {"prompt": EGGS_BACK, "back": {"G": 1}}, notes     # the green egg, back in
+    b.grams += 10
+    b.run(1500)
+    assert b.flow.phase == ATTEMPT and b.flow.game.demand == "G" and b.flow.game.turn == 0
+    assert b.flow.undo(b.t)[0]["refused"] == "undo"   # one level: nothing more to undo
+
+
+def test_undo_a_wrong_egg_alarm_asks_for_the_round_eggs_out_again():
+    b = started()
+    b.notes += b.flow.button("reveal", b.t)
+    b.grams -= 10
+    b.judged()                                      # player 0 took green: a success
+    b.run(1500)
+    b.notes += b.flow.button("reveal", b.t)         # player 1: tile 2 is red
+    b.grams -= 14                                   # a yellow egg: the wrong colour, an alarm
+    b.run(1500)
+    assert b.verdicts()[-1]["cause"] == "wrong egg"
+    b.grams += 14 + 10                              # every egg poured back, as after any alarm
+    b.run(2500)
+    assert b.flow.phase == PICK and b.flow.game.turn == 0
+    notes = b.flow.undo(b.t)
+    assert notes[0]["undo"] == 1 and b.flow.game.turn == 1 and b.flow.game.demand == "R"
+    assert notes[-1] == {"prompt": EGGS_BACK, "out": {"G": 1}}, notes      # green stays in the bag
+    b.grams -= 10
+    b.run(2500)
+    assert b.flow.phase == ATTEMPT
+
+
+def test_a_called_alarm_in_an_attempt_and_where_it_is_refused():
+    b = started()
+    refused = b.flow.call(b.t)
+    assert refused[0]["refused"] == "call" and b.flow.phase == PICK
+    b.notes += b.flow.button("reveal", b.t)
+    notes = b.flow.call(b.t)
+    out = notes[0]["outcome"]
+    assert notes[0]["action"] == {"do": "alarm", "cause": "called"}
+    assert out["event"] == "alarm" and out["cause"] == "called" and b.flow.game.turn == 1
+    # the same alarm called while an egg is being judged (the egg came out, the window is open)
+    b.grams = FULL
+    b.run(2500)
+    b.notes += b.flow.button("reveal", b.t)
+    b.grams -= 16
+    b.run(800)
+    assert b.flow.phase == CONFIRM
+    assert b.flow.undo(b.t)[0]["refused"] == "undo"    # no undo while an egg is judged
+    assert b.flow.call(b.t)[0]["outcome"]["cause"] == "called"
+    assert b.flow.phase == SETTLE and b.flow.game.turn == 0
+
+
+def test_the_appeal_says_what_the_players_may_overrule_now():
+    b = started()
+    assert b.flow.appeal() == {"undo": False, "call": False}
+    b.notes += b.flow.button("reveal", b.t)
+    assert b.flow.appeal() == {"undo": False, "call": True}
+    b.grams -= 10
+    b.run(800)
+    assert b.flow.phase == CONFIRM and b.flow.appeal() == {"undo": False, "call": True}
+    b.run(AFTER_HAND_MS + 500)
+    assert b.flow.phase == PICK and b.flow.appeal() == {"undo": True, "call": False}

@@ -28,6 +28,13 @@ def describe(ev):
     kind = ev.get("ev")
     if kind == "action":
         return _action(ev["action"], ev.get("outcome") or {})
+    if kind == "undo":
+        out = ev.get("outcome") or {}
+        player = out.get("player")
+        who = f"Gulo {player + 1}" if isinstance(player, int) else "Gulo"
+        demand = COLOUR_NAMES.get(out.get("demand"), out.get("demand"))
+        back = out.get("undone")
+        return f"UNDO by the players ({back} action(s) taken back): {who} takes {demand} again", True
     if kind == "fault":
         return f"FAULT {ev.get('what')}: {ev.get('detail')}", True
     if kind == "fault_cleared":

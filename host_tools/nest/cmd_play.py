@@ -21,6 +21,8 @@ HELP = """commands:
   choose C | c C       choose a colour face up ahead (C = G, Y, R or B)
   take C | t C         an egg of colour C came out cleanly (G, Y, R, B or P)
   alarm [pole|egg] | a EGG ALARM: the pole fell or another egg fell out
+  call                 the players call the EGG ALARM the nest missed (alarm called)
+  undo | u             undo the last verdict (and the picks after it): the same player again
   state                the game state as JSON
   help | ?             this text
   quit | q             stop (the log keeps the game)"""
@@ -46,6 +48,10 @@ def parse_command(text):
     words = text.split()
     if not words:
         return None
+    if words[0].lower() == "call":  # the players call the alarm: docs/rules.md, "the last word"
+        if len(words) > 1:
+            raise NestError("call takes no argument")
+        return {"do": "alarm", "cause": "called"}
     verb = _VERBS.get(words[0].lower())
     if verb is None:
         raise NestError(f"unknown command {words[0]!r} (type help)")
@@ -74,6 +80,7 @@ def run(args):
         record = setup_record(game)
         record["setup"]["seed"] = seed
         write_line(log, encode(record))
+        starts = []  # where each action line begins: an undo cuts the file back there
         print(words.fmt("hello", seed=seed, log=log_path))
         while True:
             print()
@@ -94,6 +101,15 @@ def run(args):
             if word == "state":
                 print(state_json(game))
                 continue
+            if word in ("u", "undo"):
+                try:
+                    outcome = game.undo()
+                except RuleError as e:
+                    print(words.fmt("not_allowed", e=e))
+                    continue
+                drop_lines(log, starts, outcome["undone"])
+                print(describe(outcome, words))
+                continue
             try:
                 action = parse_command(text)
                 if action is None:
@@ -103,6 +119,7 @@ def run(args):
                 print(words.fmt("not_allowed", e=e))
                 continue
             action["t"] = int(time.time() * 1000)
+            starts.append(log.tell())
             write_line(log, json.dumps(action))
             print(describe(outcome, words))
 
@@ -111,6 +128,17 @@ def write_line(log, line):
     # Flushed and synced per action: a killed terminal loses at most the action being typed.
     log.write(line + "\n")
     log.flush()
+    os.fsync(log.fileno())
+
+
+def drop_lines(log, starts, n):
+    """Cut the last n action lines off the log (an undo): the log keeps only legal actions, as
+    the nest's does (docs/rules.md, "The players have the last word"), synced like a write."""
+    at = starts[len(starts) - n]
+    del starts[len(starts) - n:]
+    log.flush()
+    log.truncate(at)
+    log.seek(at)
     os.fsync(log.fileno())
 
 
@@ -129,6 +157,8 @@ def describe(outcome, words=None):
         return w.fmt("goes_for", g=g, c=w.colour(outcome["demand"]))
     if event == "junior":
         return w.fmt("junior", g=g)
+    if event == "undo":
+        return w.fmt("undone", g=g, egg=w.egg(outcome["demand"]))
     frm, to = w.where(outcome["from"]), w.where(outcome["to"])
     if event == "success":
         c = outcome["egg"]

@@ -36,6 +36,7 @@ _EN = {
     "start": "start", "at_tile": "tile {k}",
     "prompt": "{g}> ",
     "not_allowed": "not allowed: {e}",
+    "undone": "the last verdict is undone: {g} takes {egg} again",
     "hello": "Gulo Gulo, seed {seed}; the log goes to {log}. Type help for the commands.",
 }
 
@@ -65,6 +66,7 @@ _DE = {
     "start": "Start", "at_tile": "Plättchen {k}",
     "prompt": "{g}> ",
     "not_allowed": "nicht erlaubt: {e}",
+    "undone": "das letzte Urteil ist zurückgenommen: {g} nimmt noch einmal {egg}",
     "hello": "Gulo Gulo, Startwert {seed}; das Protokoll geht nach {log}. help zeigt die Befehle.",
 }
 
@@ -94,6 +96,7 @@ _FR = {
     "start": "départ", "at_tile": "bout {k}",
     "prompt": "{g}> ",
     "not_allowed": "pas permis : {e}",
+    "undone": "le dernier verdict est annulé : {g} reprend {egg}",
     "hello": "Gulo Gulo, graine {seed} ; le journal va dans {log}. Tapez help pour les commandes.",
 }
 

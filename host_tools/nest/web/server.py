@@ -230,7 +230,7 @@ class NestSession:
         if fut is not None and not fut.done():
             fut.set_result(obj)
         if obj.get("re") == "status" and obj.get("ok"):
-            status = {k: obj.get(k) for k in ("phase", "prompt", "need", "fault", "state")}
+            status = {k: obj.get(k) for k in ("phase", "prompt", "need", "fault", "appeal", "state")}
             if status != self.status:
                 self.status = status
                 self.broadcast({"type": "status", "status": status})
@@ -336,6 +336,11 @@ class NestSession:
         elif op in ("knock_pole", "seat_pole", "pour_back"):
             await asyncio.to_thread(control.request, op)
             self.remember({"world": op})
+        elif op in ("undo", "call"):
+            # The players overrule the nest (docs/rules.md, "The players have the last word").
+            answer = await self.call(op)
+            if not answer.get("ok"):
+                raise NestError(answer.get("error", f"{op}: refused"))
         elif op == "new":
             fields = {k: msg[k] for k in ("players", "variant", "seed") if msg.get(k) is not None}
             answer = await self.call("new", **fields)

@@ -302,6 +302,9 @@ function showStatus(st) {
   app.prompt = st.prompt || "";
   const ok = legalButtons(st);
   for (const b of document.querySelectorAll("button[data-button]")) b.disabled = !ok.has(b.dataset.button);
+  // The players' appeal: legal only when the board says so (its status's "appeal").
+  const appeal = st.appeal || {};
+  for (const b of document.querySelectorAll("button[data-appeal]")) b.disabled = !appeal[b.dataset.appeal];
   $("players-n").value = String(s.players);
   $("variant").value = s.variant;
   showPrompt();
@@ -490,6 +493,13 @@ function refusalWhy(n) {
   return w;
 }
 
+function appealWhy(n) {
+  const w = n.why || "";
+  if (/no verdict to undo/.test(w)) return T.noUndo;
+  if (/no attempt is under way/.test(w)) return T.noAttempt;
+  return T.why[n.phase] || w;
+}
+
 function describe(ev) {
   // -> [text, kind] or null (not worth a line)
   if (ev.world) {
@@ -525,6 +535,7 @@ function describe(ev) {
   if (ev.ev === "note") {
     const n = ev.note;
     if (n.prompt) return [/pole/.test(n.prompt) ? T.polePrompt : T.eggsPrompt, "prompt"];
+    if (n.refused === "undo" || n.refused === "call") return [T.appealRefused(n.refused, appealWhy(n)), "refused"];
     if (n.refused) {
       if (typeof n.refused === "string") return [T.refusedButton(n.refused.toUpperCase(), refusalWhy(n)), "refused"];
       return [T.refused(refusalWhy(n)), "refused"];
@@ -537,6 +548,7 @@ function describe(ev) {
     }
     return null;
   }
+  if (ev.ev === "undo") return [T.undone(ev.outcome.player, ev.outcome.demand), "undo"];
   if (ev.ev === "fault") return [T.faultLine(ev.what, ev.detail), "fault"];
   if (ev.ev === "fault_cleared") return [T.faultCleared(ev.what), "fault"];
   if (ev.ev === "ready") return [T.started(ev.resumed), "new"];
@@ -627,13 +639,25 @@ function pressButton(name) {
   if (b && !b.disabled) send({ op: "button", button: name });
 }
 
+function askAppeal(what) {
+  // The players overrule the nest (undo the last verdict, call the EGG ALARM): asked first, as a
+  // new game is, and only while the board says it is legal (the button is enabled).
+  const b = document.querySelector(`button[data-appeal="${what}"]`);
+  if (!b || b.disabled) return;
+  const d = $("confirm-appeal");
+  d.dataset.appeal = what;
+  $("appeal-text").textContent = what === "undo" ? T.confirmUndo : T.confirmCall;
+  $("appeal-yes").textContent = what === "undo" ? T.yesUndo : T.yesCall;
+  d.showModal();
+}
+
 function onKey(e) {
   if (!soundChosen) startAudio();
   if (e.ctrlKey || e.altKey || e.metaKey) return;
   // Single-key shortcuts only when no form field has focus and no dialog is open.
   const el = e.target;
   if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) || el.isContentEditable) return;
-  if ($("confirm-new").open) return;
+  if ($("confirm-new").open || $("confirm-appeal").open) return;
   const k = e.key.toLowerCase();
   if (document.activeElement && document.activeElement.classList.contains("egg")) {
     if (e.key === "ArrowRight" || e.key === "ArrowDown") { moveEggFocus(1); e.preventDefault(); return; }
@@ -646,6 +670,8 @@ function onKey(e) {
     const shaky = document.querySelector("input[value=shaky]");
     (shaky.checked ? document.querySelector("input[value=steady]") : shaky).checked = true;
   } else if (k === "n") askNewGame();
+  else if (k === "u") askAppeal("undo");
+  else if (k === "a") askAppeal("call");
   else return;
   e.preventDefault();
 }
@@ -663,6 +689,15 @@ function init() {
   $("confirm-yes").addEventListener("click", () => { $("confirm-new").close(); newGame(); });
   $("confirm-no").addEventListener("click", () => $("confirm-new").close());
   $("again").addEventListener("click", () => newGame());
+  for (const b of document.querySelectorAll("button[data-appeal]")) {
+    b.addEventListener("click", () => askAppeal(b.dataset.appeal));
+  }
+  $("appeal-yes").addEventListener("click", () => {
+    const d = $("confirm-appeal");
+    d.close();
+    send({ op: d.dataset.appeal });
+  });
+  $("appeal-no").addEventListener("click", () => $("confirm-appeal").close());
   $("sound").addEventListener("click", toggleSound);
   $("lang").addEventListener("change", () => applyLanguage($("lang").value));
   document.addEventListener("pointerdown", () => { if (!soundChosen) startAudio(); }, { capture: true });
