@@ -16,7 +16,9 @@ from gulo.turnflow import TurnFlow
 from gulo.weigher import DEFAULT_MASSES, Weigher
 
 CONFIG = {"players": 2, "variant": "standard", "volume": 50, "brightness": 100}
-CALIBRATION = {"offset": 0, "counts_per_g": DEFAULT_COUNTS_PER_G, "masses": DEFAULT_MASSES}
+# tare_pole: the reed at the tare (None: never tared by this firmware, the zero is not trusted)
+CALIBRATION = {"offset": 0, "counts_per_g": DEFAULT_COUNTS_PER_G, "masses": DEFAULT_MASSES,
+               "tare_pole": None}
 
 
 def build(nest, data, hw):
@@ -53,7 +55,8 @@ def build(nest, data, hw):
         resumed = False
     else:
         resumed = True
-    nest.flow = TurnFlow(game, Weigher(nest.calib.values["masses"]))
+    nest.flow = TurnFlow(game, Weigher(nest.calib.values["masses"]), nest.calib.values["tare_pole"],
+                         hw.reed.state)
     nest.cal = None  # gulo.calibration, loaded by the first calibration command (heap)
     nest.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
 

@@ -98,7 +98,8 @@ def _calibration(nest, cmd, args, id, now):
     if cal is None:
         # The calibration stands in for the scale from now on, so its measurements see
         # every raw sample (it updates the Scale's offset and counts_per_g when done).
-        cal = nest.cal = calibration.Calibration(nest.calib.values, nest.scale, print, nest.clock.now)
+        cal = nest.cal = calibration.Calibration(nest.calib.values, nest.scale, print, nest.clock.now,
+                                                 lambda: nest.hw.reed.state)
         nest.scale = cal  # same grams(raw) as a Scale
     flow = nest.flow
     answer = console.answer
@@ -128,6 +129,7 @@ def _calibration(nest, cmd, args, id, now):
             check = cal.finish()
             nest.calib.save()
             masses = nest.calib.values["masses"]
+            flow.tare_pole = nest.calib.values.get("tare_pole")  # the relearn below checks the nest with it
             if flow.phase != CALIBRATE:  # (done without start: the masses still apply)
                 flow.weigher.set_masses(masses)
             print(answer(cmd, id, saved=nest.calib.values, check=check))
