@@ -16,16 +16,10 @@ from e2e_kit import EGGS_BACK, booted_nest
 
 from gulo import store
 from gulo.rules import NEST_FULL
-from nest.world import BOWL_G, DEFAULT_MASSES
+from nest.vboard import bench_calibration
 
 pytestmark = pytest.mark.board
 
-# The virtual HX711 reads HX711_OFFSET + grams x HX711_COUNTS_PER_G counts
-# (host_tools/nest/vboard/mpy/_vbhw.py, its defaults): a tare of the empty bowl, the pole out.
-HX711_OFFSET = 30000
-HX711_COUNTS_PER_G = 2147.0
-CALIBRATION = {"offset": HX711_OFFSET + round(BOWL_G * HX711_COUNTS_PER_G), "counts_per_g": HX711_COUNTS_PER_G,
-               "masses": DEFAULT_MASSES, "tare_pole": False}
 SEED = 5  # two clean turns leave a yellow and a blue egg in the bags (host engine, best pick)
 
 
@@ -36,7 +30,7 @@ def left_off(tmp_path_factory):
     folder = tmp_path_factory.mktemp("resume-check")
     flash = folder / "flash"
     (flash / "data").mkdir(parents=True)
-    store.save(str(flash / "data" / "calib.json"), json.dumps(CALIBRATION))
+    store.save(str(flash / "data" / "calib.json"), json.dumps(bench_calibration()))
     with booted_nest(flash, keep_world=True) as nest:
         assert not [n for n in nest.seen if "unchecked" in n.get("note", {})], "the calibration was not read"
         nest.new(2, "standard", SEED)
@@ -66,7 +60,10 @@ def restart(left_off, tmp_path, change):
 
 def first_word(nest):
     """The first thing the resumed nest says: a prompt naming eggs, or that the next pick may start."""
-    return nest.wait(lambda ev: ev.get("ev") == "note" and ("prompt" in ev["note"] or ev["note"].get("phase")))["note"]
+    def said(ev):
+        return ev.get("ev") == "note" and ("prompt" in ev["note"] or ev["note"].get("phase"))
+
+    return nest.wait(said)["note"]
 
 
 def asks_then_goes_on(left_off, tmp_path, change, expect):
