@@ -7,7 +7,7 @@ from gulo.calibration import WINDOW, Calibration
 from gulo.hx711 import Scale
 from gulo.nestcheck import nest_grams
 from gulo.rules import NEST_FULL
-from gulo.turnflow import AFTER_HAND_MS, EGGS_BACK, PICK, SETTLE, TurnFlow
+from gulo.turnflow import AFTER_HAND_MS, ATTEMPT, EGGS_BACK, PICK, SETTLE, TurnFlow
 from gulo.weigher import DEFAULT_MASSES, POLE_G
 
 from gamekit import game_with, play
@@ -197,3 +197,16 @@ def test_a_tare_without_a_reed_to_ask_leaves_the_zero_untrusted():
         cal.grams(30000 + (i % 2))
     cal.finish()
     assert values["tare_pole"] is None
+
+
+def test_an_egg_taken_before_its_verdict_when_the_power_went_is_asked_back_and_the_attempt_goes_on():
+    # The game demands a red egg; the power went while the child's red egg was out, before the
+    # verdict: the game has it in the nest, the bowl does not. It is asked back, then the attempt.
+    game = game_out("G")
+    play(game, "reveal")
+    demand = game.demand
+    t = Table(game, bowl_of(game, **{demand: -1}))
+    t.run(1500)
+    assert t.prompts() == [{"prompt": EGGS_BACK, "back": {demand: 1}}], t.notes
+    t.move(demand, 1)
+    assert t.flow.phase == ATTEMPT and t.flow.game.demand == demand, t.notes
