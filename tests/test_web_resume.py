@@ -7,17 +7,10 @@ whose virtual nest comes calibrated (nest.vboard.bench_calibration)."""
 import json
 
 import pytest
-from test_web_family import WAIT_MS, Server, app, browser, new_game, open_page, wait_app  # noqa: F401 (fixture)
+from test_web_family import WAIT_MS, app, browser, new_game, open_page, server, wait_app  # noqa: F401
 
+# browser, server: the family page's fixtures, imported so this module gets a server of its own
 pytestmark = [pytest.mark.browser, pytest.mark.board, pytest.mark.timeout(300)]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("resume-flash"))
-    srv.url = srv.start()
-    yield srv
-    srv.stop()
 
 
 def test_an_egg_put_back_while_off_is_named_on_the_page_and_taking_it_out_goes_on(browser, server):  # noqa: F811
@@ -39,8 +32,8 @@ def test_an_egg_put_back_while_off_is_named_on_the_page_and_taking_it_out_goes_o
         page.wait_for_function("document.getElementById('conn').dataset.state === 'ok'", timeout=60000)
         wait_app(page, "a.prompt !== '' && a.nest === '22'")
         assert page.evaluate("status.need") == {"out": {taken: 1}}
-        page.wait_for_function("document.getElementById('prompt').textContent.includes('stays out of the nest')",
-                               timeout=WAIT_MS)
+        prompt = "document.getElementById('prompt').textContent"
+        page.wait_for_function(f"{prompt}.includes('stays out of the nest')", timeout=WAIT_MS)
         page.click(f"#bowl .egg.c-{taken}:not([hidden])")
         wait_app(page, "a.turn === '1' && a.phase === 'pick' && a.nest === '21'")
         assert page.errors == []
