@@ -20,7 +20,6 @@
 #            going around, never egg events; the pole and the buttons change nothing. Leaving it
 #            relearns the nest and goes on from SETTLE (or WON).
 
-from gulo.nestcheck import asked, differ, nest_grams
 from gulo.rules import EGG_COLOURS, NEST_FULL, RuleError
 from gulo.weigher import Weigher
 
@@ -114,12 +113,16 @@ class TurnFlow:
         if self.checked_g is not None and abs(level - self.checked_g) < tol / 2:
             return []  # weighed already: nothing moved since
         self.checked_g = level
+        # Needed only after a relearn: imported for the call and forgotten (a .mpy sits in RAM).
+        from gulo.gamestore import borrow
+
+        check = borrow("nestcheck")
         nest = self.game.nest
         pole = int(self.pole_seated) - int(bool(self.tare_pole))
-        off = level - pole * w.pole_g - nest_grams(nest, w.masses)
-        d = differ(off, nest, NEST_FULL, w.masses, tol)
+        off = level - pole * w.pole_g - check.nest_grams(nest, w.masses)
+        d = check.differ(off, nest, NEST_FULL, w.masses, tol)
         if d != {}:
-            return self._ask(EGGS_BACK, t_ms, asked(d, nest, NEST_FULL))
+            return self._ask(EGGS_BACK, t_ms, check.asked(d, nest, NEST_FULL))
         self.checking = None
         if abs(w.deficit_g() - self.bag_grams()) >= tol:
             self.relearn()  # learned at boot from another nest: learn the right one
