@@ -231,3 +231,27 @@ def test_where_it_breaks_a_zero_off_by_the_tolerance_makes_the_right_nest_look_w
     t.zero_g = 1.3
     t.run(1500)
     assert t.prompts() == [{"prompt": EGGS_BACK, "back": {"Y": 1}, "out": {"R": 1}}], t.notes
+
+
+def test_the_status_led_blinks_the_egg_asked_for_and_amber_for_a_pour_back():
+    from gulo import board
+    from gulo.ledview import AMBER, BLINK_MS, BRIGHTNESS_CAP, COLOURS, LedView
+
+    def status(flow):
+        view = LedView()
+        view.render(flow, BLINK_MS)  # the lit half of the blink
+        j = 3 * board.LED_STATUS
+        return (view.buf[j], view.buf[j + 1], view.buf[j + 2])
+
+    def scaled(rgb):
+        return tuple([c * 255 * BRIGHTNESS_CAP // 65025 for c in rgb])
+
+    game = game_out("G")
+    t = Table(game, bowl_of(game, G=1))
+    t.run(1500)
+    assert t.flow.need == {"out": {"G": 1}} and status(t.flow) == scaled(COLOURS["G"])
+    # one green egg out, but the weight fits two changes: every egg back first, so no one colour
+    t = Table(game, bowl_of(game, P=-2))
+    t.run(1500)
+    assert t.flow.need == {"pour": True, "out": {"G": 1}}, t.notes
+    assert status(t.flow) == scaled(AMBER)
