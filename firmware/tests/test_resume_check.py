@@ -17,10 +17,11 @@ M = DEFAULT_MASSES
 
 
 def game_out(*colours):
-    """A game in which each of `colours` was taken cleanly (they are in the players' bags)."""
+    """A game in which each of `colours` was revealed in turn and taken cleanly (they are in the
+    players' bags): the path starts G R Y B."""
     game = game_with("GRYB" + "GRYB")
     for c in colours:
-        play(game, "choose %s" % c if game.can_reveal() is False else "reveal")
+        play(game, "reveal")
         if game.demand != c:
             raise AssertionError("the deal does not demand %s: %s" % (c, game.demand))
         play(game, "take %s" % c)
