@@ -1,6 +1,6 @@
 """How long the resume check's matcher (gulo.nestcheck.differ) takes on the board, per case.
 
-    .venv/bin/python tools/bench_nestcheck.py [--timing esp32|host] [--runs N]
+    .venv/bin/python tools/bench_nestcheck.py [--timing esp32|host] [--runs N] [--source FILE]
 
 The module alone is put on a virtual board (its ESP32 clock by default: docs/virtual-board.md) and
 timed with time.ticks_us() around `runs` calls of each case; the table gives the median call in ms.
@@ -53,14 +53,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timing", default="esp32", choices=("esp32", "host"))
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--source", type=Path, default=ROOT / "firmware" / "gulo" / "nestcheck.py",
+                    help="the nestcheck.py to time (e.g. an older one, to compare side by side)")
     a = ap.parse_args()
     code = SCRIPT.replace("CASES", json.dumps([[c[1], c[2]] for c in CASES])).replace("RUNS", str(a.runs))
     with VirtualBoard(baud=0, timing=a.timing) as board:
         run = [str(MPREMOTE), "connect", board.port]
         subprocess.run(run + ["fs", "mkdir", ":gulo"], capture_output=True, timeout=120)
-        for f in ("__init__.py", "nestcheck.py"):
-            subprocess.run(run + ["fs", "cp", str(ROOT / "firmware" / "gulo" / f), ":gulo/" + f],
-                           check=True, capture_output=True, timeout=120)
+        package = ROOT / "firmware" / "gulo" / "__init__.py"
+        for src, f in ((package, "__init__.py"), (a.source, "nestcheck.py")):
+            subprocess.run(run + ["fs", "cp", str(src), ":gulo/" + f], check=True, capture_output=True,
+                           timeout=120)
         res = subprocess.run(run + ["exec", code], check=True, capture_output=True, text=True, timeout=600)
     line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")][-1]
     print(f"| case (timing {a.timing}, median of {a.runs}) | ms per call | answer |")

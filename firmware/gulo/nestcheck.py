@@ -30,9 +30,10 @@ def differ(off_g, nest, full, masses, tol_g):
 
 
 class _Search:
-    """A depth-first search over the colours, cut by the fewest eggs found so far and by what
-    the colours left can still weigh. At most prod(full[c] + 1) = 3888 changes for a nest of
-    22 eggs; cut, far fewer (docs/play-page.md gives the time on the board)."""
+    """A depth-first search over the colours, fewest eggs first, cut by the fewest eggs found so
+    far (and the eggs the weight left still needs) and by what the colours left can still weigh.
+    At most prod(full[c] + 1) = 3888 changes for a nest of 22 eggs; cut, far fewer
+    (docs/play-page.md gives the time on the board)."""
 
     def __init__(self, m, lo, hi, tol):
         n = len(m)
@@ -46,6 +47,7 @@ class _Search:
         for i in range(n - 1, -1, -1):
             self.most[i] = self.most[i + 1] + hi[i] * m[i]
             self.least[i] = self.least[i + 1] + lo[i] * m[i]
+        self.heaviest = max(m)
         self.fewest = 1 << 30
         self.best = None  # type: list | None
         self.twice = False   # another change of as few eggs fits too
@@ -53,11 +55,15 @@ class _Search:
 
     def run(self, i, left, eggs):
         # `left`: centigrams the change so far leaves unexplained; `eggs`: eggs changed so far.
+        tol = self.tol
+        far = left if left >= 0 else -left
         if eggs > self.fewest:
             return
-        tol = self.tol
+        # what is left needs this many more eggs at least, at the heaviest egg each
+        if far >= tol and eggs + (far - tol) // self.heaviest + 1 > self.fewest:
+            return
         if i == len(self.d):
-            if -tol < left < tol:
+            if far < tol:
                 if eggs < self.fewest:
                     self.fewest = eggs
                     self.best = list(self.d)
@@ -67,11 +73,19 @@ class _Search:
             return
         if left > self.most[i] + tol or left < self.least[i] - tol:
             return
+        # Fewest eggs first (0, 1, -1, 2, -2, ...): the first fit bounds the rest of the search.
+        lo = self.lo[i]
+        hi = self.hi[i]
         m = self.m[i]
-        for k in range(self.lo[i], self.hi[i] + 1):
-            self.d[i] = k
-            self.run(i + 1, left - k * m, eggs + (k if k > 0 else -k))
-        self.d[i] = 0
+        d = self.d
+        for a in range((hi if hi > -lo else -lo) + 1):
+            if a <= hi:           # a eggs of this colour too many in the bowl
+                d[i] = a
+                self.run(i + 1, left - a * m, eggs + a)
+            if a and -a >= lo:    # a eggs of it missing
+                d[i] = -a
+                self.run(i + 1, left + a * m, eggs + a)
+        d[i] = 0
 
 
 def nest_grams(nest, masses):
