@@ -26,6 +26,7 @@ package(
         "gamestore.py",
         "hx711.py",
         "ledview.py",
+        "nestcheck.py",
         "peripherals.py",
         "prng.py",
         "restore.py",

@@ -39,7 +39,9 @@ from gulo.weigher import DEFAULT_MASSES, Weigher
 
 # The settings' defaults (config.json, calib.json on flash).
 CONFIG = {"players": 2, "variant": "standard", "volume": 50, "brightness": 100}
-CALIBRATION = {"offset": 0, "counts_per_g": DEFAULT_COUNTS_PER_G, "masses": DEFAULT_MASSES}
+# tare_pole: the reed at the tare (None: never tared by this firmware, the zero is not trusted)
+CALIBRATION = {"offset": 0, "counts_per_g": DEFAULT_COUNTS_PER_G, "masses": DEFAULT_MASSES,
+               "tare_pole": None}
 
 _WDT_MS = const(8000)
 _MAX_LINE = const(512)  # gulo.console.MAX_LINE: longer input is refused unread
@@ -101,7 +103,8 @@ class Nest:
         resumed = game is not None
         if game is None:
             game = self.deal(self.config.values["players"], self.config.values["variant"])
-        self.flow = TurnFlow(game, Weigher(self.calib.values["masses"]))
+        self.flow = TurnFlow(game, Weigher(self.calib.values["masses"]), self.calib.values["tare_pole"],
+                             self.hw.reed.state)
         self.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
 
     # ---- output ----------------------------------------------------------------------------------

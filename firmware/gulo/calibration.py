@@ -4,7 +4,9 @@
 #
 # A session (the console's calibration steps, or `nest calibrate` driving them):
 #   start            the game's verdicts pause (TurnFlow.pause_for_calibration: CALIBRATE)
-#   tare             the bowl empty and still: the average of a steady window is the new offset
+#   tare             the bowl empty and still: the average of a steady window is the new offset;
+#                    the reed's state then is kept with it (tare_pole: was the pole's mass in
+#                    the zero?), so a weight is absolute eggs (gulo.turnflow's resume check)
 #   calibrate G      a known weight of G grams on the bowl: counts_per_g
 #   egg C [count N]  N eggs of colour C on the bowl (or `grams` given): C's mass = weight / N
 #   check            the egg classes are separable (see check_masses)
@@ -74,14 +76,16 @@ def check_masses(masses, noise_g):
 class Calibration:
     """Stands in for the Scale (grams(raw)) and carries out the calibration steps.
 
-    values: the calibration dict (offset, counts_per_g, masses), as saved; scale: the live
-    gulo.hx711.Scale; out(line): where console lines go; clock(): ms since boot (for samples)."""
+    values: the calibration dict (offset, counts_per_g, masses, tare_pole), as saved; scale: the
+    live gulo.hx711.Scale; out(line): where console lines go; clock(): ms since boot (for
+    samples); seated(): the reed's confirmed state (True: the pole in the bowl), read at a tare."""
 
-    def __init__(self, values, scale, out, clock):
+    def __init__(self, values, scale, out, clock, seated=None):
         self.values = values
         self.scale = scale
         self.out = out
         self.clock = clock
+        self.seated = seated
         self.active = False
         self.pending = {}        # the session's values until done (empty: no session)
         self.noise_g = None      # spread of the steadiest window measured this session
@@ -115,7 +119,7 @@ class Calibration:
         if not self.active:
             self.active = True
             self.pending = {"offset": self.values["offset"], "counts_per_g": self.values["counts_per_g"],
-                            "masses": dict(self.values["masses"])}
+                            "masses": dict(self.values["masses"]), "tare_pole": self.values.get("tare_pole")}
             self.noise_g = None
         return self.status()
 
@@ -166,6 +170,7 @@ class Calibration:
         self.values["offset"] = new["offset"]
         self.values["counts_per_g"] = new["counts_per_g"]
         self.values["masses"] = dict(new["masses"])
+        self.values["tare_pole"] = new["tare_pole"]
         self.scale.set(new["counts_per_g"], new["offset"])
         self._close()
         return res
@@ -221,7 +226,9 @@ class Calibration:
         noise = round(sd_g, 3)
         if cmd == "tare":
             p["offset"] = int(mean + (0.5 if mean >= 0 else -0.5))
-            return {"offset": p["offset"], "noise_g": noise}
+            # None (no reed to ask) leaves the zero untrusted for the resume check
+            p["tare_pole"] = bool(self.seated()) if self.seated else None
+            return {"offset": p["offset"], "noise_g": noise, "tare_pole": p["tare_pole"]}
         counts = mean - p["offset"]
         sd_counts = sd_g * abs(p["counts_per_g"])
         if cmd == "calibrate":

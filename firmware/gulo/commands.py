@@ -110,7 +110,8 @@ def _calibration(nest, cmd, args, id, now):
     cal = nest.cal
     if cal is None:
         # It updates the Scale's offset and counts_per_g when done.
-        cal = calibration.Calibration(nest.calib.values, nest.scale, print, nest.clock.now)
+        cal = calibration.Calibration(nest.calib.values, nest.scale, print, nest.clock.now,
+                                      lambda: nest.hw.reed.state)
         nest.use_calibration(cal)
     flow = nest.flow
     answer = console.answer
@@ -140,6 +141,7 @@ def _calibration(nest, cmd, args, id, now):
             check = cal.finish()
             nest.calib.save()
             masses = nest.calib.values["masses"]
+            flow.use_tare(nest.calib.values.get("tare_pole"))  # the relearn below checks the nest with it
             if flow.phase != CALIBRATE:  # (done without start: the masses still apply)
                 flow.weigher.set_masses(masses)
             print(answer(cmd, id, saved=nest.calib.values, check=check))

@@ -160,7 +160,7 @@ class LedView:
 
     def _asked(self, flow):
         need = flow.need
-        if need:
+        if need and not need.get("pour"):  # every egg back first: no one colour to show
             eggs = need.get("back") or need.get("out")
             if eggs and len(eggs) == 1:
                 for c in eggs:

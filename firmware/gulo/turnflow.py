@@ -24,6 +24,7 @@
 #
 # Only this class sets its phase: the menu and the calibration's pause are its own methods.
 
+from gulo import nestcheck
 from gulo.rules import EGG_COLOURS, NEST_FULL, RuleError
 from gulo.weigher import Weigher
 
@@ -72,11 +73,15 @@ def _explain(grams, can, masses, tol):
 
 
 class TurnFlow:
-    def __init__(self, game, weigher=None):
+    def __init__(self, game, weigher=None, tare_pole=None, pole_seated=True):
         self.game = game
         self.weigher = weigher or Weigher()
         self.phase = WON if game.winner is not None else SETTLE
-        self.pole_seated = True
+        self.pole_seated = bool(pole_seated)  # the reed at boot: a pole left on the table is asked for
+        self.weigher.set_pole(self.pole_seated)
+        self.tare_pole = tare_pole  # the pole at the calibration's tare (None: no tare to trust)
+        self.checking = None        # the game whose nest is still to be weighed against the bowl
+        self.checked_g = None       # the settled level that check last weighed
         self.pending = None         # the demanded colour that came out, while CONFIRM runs
         self.confirm_until = 0      # when the attempt may end (moved on while the nest moves)
         self.confirm_last = 0       # when it ends whatever the nest does
@@ -88,10 +93,44 @@ class TurnFlow:
         self.relearn()
 
     def relearn(self):
-        """Let the weigher learn the nest anew (at boot, after a calibration): what it finds is
-        taken to be what the game says the nest holds, so a game resumed mid-round (eggs in the
-        bag after a power cut) goes on without asking for eggs that are rightly out."""
+        """Let the weigher learn the nest anew (at boot, after a calibration) as the game says it
+        holds it (eggs in the bag after a power cut are rightly out); once it has, the bowl is
+        weighed against the game (_check_nest), which asks for whatever differs."""
         self.weigher.reset(self.bag_grams())
+        self.checking = self.game
+        self.checked_g = None
+
+    def _check_nest(self, t_ms):
+        """After a relearn, the nest at rest: do the eggs in the bowl weigh what the game's nest
+        does? The calibration's tare makes the weight absolute (the pole's mass added if it is
+        seated now and was not at the tare, or taken away the other way round). The fewest eggs
+        that explain a difference are asked for (gulo.nestcheck); a weight no single change
+        explains asks for every egg back and the game's eggs out. Weighed again at every new
+        rest until the bowl holds the game's nest. Without a tare the weight means nothing: the
+        nest is taken as the game's, and a note says so."""
+        w = self.weigher
+        if self.tare_pole is None:
+            self.checking = None
+            note = {"unchecked": "no calibration: the nest is taken as the game's"}
+            return [note] + self._maybe_ready(t_ms)
+        level = w.level_g()
+        tol = w.tolerance_g()
+        if self.checked_g is not None and abs(level - self.checked_g) < tol / 2:
+            return []  # weighed already: nothing moved since
+        self.checked_g = level
+        check = nestcheck
+        nest = self.game.nest
+        pole = int(self.pole_seated) - int(bool(self.tare_pole))
+        off = level - pole * w.pole_g - check.nest_grams(nest, w.masses)
+        d = check.differ(off, nest, NEST_FULL, w.masses, tol)
+        if d != {}:
+            return self._ask(EGGS_BACK, t_ms, check.asked(d, nest, NEST_FULL))
+        self.checking = None
+        if abs(w.deficit_g() - self.bag_grams()) >= tol:
+            self.relearn()  # learned at boot from another nest: learn the right one
+            self.checking = None
+            return []
+        return self._maybe_ready(t_ms)
 
     # ---- what the nest should hold ---------------------------------------------------------------
 
@@ -206,6 +245,11 @@ class TurnFlow:
             self.need = None
         return True
 
+    def use_tare(self, tare_pole):
+        """A calibration's tare saved: whether the pole was in the bowl then (None: no tare to
+        trust). The next relearn weighs the nest against the game with it (_check_nest)."""
+        self.tare_pole = tare_pole
+
     def end_calibration(self, t_ms, masses=None):
         """Leave CALIBRATE (a calibration done, with its egg `masses`, or cancelled): the eggs
         went around, so the weigher learns the nest anew and the game goes on from SETTLE (or WON)."""
@@ -253,6 +297,8 @@ class TurnFlow:
         w = self.weigher
         if not (w.ready and w.at_rest):
             return []  # a hand or a ring-down: wait quietly
+        if self.checking is self.game:
+            return self._check_nest(t_ms)
         if not self.nest_ready():
             # At rest but not holding what it should: after an alarm or a last egg every egg
             # goes back; otherwise an egg is missing that should not be (or something lies in it).

@@ -86,6 +86,8 @@ def _eggs(counts):
 def _asked(note):
     """The prompt, with the eggs the nest names (its `back` and `out` fields) when it names them."""
     parts = []
+    if note.get("pour"):   # the weight fits more than one change: every egg back, then out
+        parts.append("pour every egg back first")
     if note.get("back"):
         parts.append(f"put back {_eggs(note['back'])}")
     if note.get("out"):

@@ -5,6 +5,6 @@
 """
 
 from nest.vboard.control import ControlClient
-from nest.vboard.launcher import VirtualBoard
+from nest.vboard.launcher import VirtualBoard, bench_calibration
 
-__all__ = ["ControlClient", "VirtualBoard"]
+__all__ = ["ControlClient", "VirtualBoard", "bench_calibration"]

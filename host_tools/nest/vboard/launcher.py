@@ -20,7 +20,7 @@ from pathlib import Path
 
 from nest.errors import NestError
 from nest.vboard.control import ControlClient, ControlServer
-from nest.world import NestWorld
+from nest.world import BOWL_G, DEFAULT_MASSES, NestWorld
 
 HERE = Path(__file__).resolve().parent
 BOARD_MJS = HERE / "board.mjs"
@@ -30,6 +30,10 @@ ROOT = HERE.parent.parent.parent
 START_TIMEOUT_S = 15.0
 REQUEST_TIMEOUT_S = 5.0
 HX711_SPS = 80
+# The virtual HX711 reads HX711_OFFSET + grams x HX711_COUNTS_PER_G counts (mpy/_vbhw.py): a 1 mV/V
+# cell at gain 128, the firmware's uncalibrated default (gulo.hx711.DEFAULT_COUNTS_PER_G).
+HX711_OFFSET = 30000
+HX711_COUNTS_PER_G = 2147.0
 # the board's clock (host_tools/nest/vboard/timing.mjs): an ESP32's speed (flash at its typical or
 # worst-case datasheet times), or the VM's own speed ("host": tests where time does not matter)
 TIMINGS = ("esp32", "esp32-worst", "host")
@@ -70,6 +74,15 @@ class _Line:
         self.done = max(self.done, now) + n * self.byte_s
         if self.done > now:
             time.sleep(self.done - now)
+
+
+def bench_calibration():
+    """The calibration `nest calibrate` leaves on the virtual nest (gulo.calibration's values): the
+    empty bowl tared with the pole on the table (tare_pole false: the firmware then adds the pole's
+    mass while it is seated), the cell's counts per gram, the world's egg masses. With it the
+    firmware's weight is absolute, and its resume check runs (docs/play-page.md)."""
+    return {"offset": HX711_OFFSET + round(BOWL_G * HX711_COUNTS_PER_G), "counts_per_g": HX711_COUNTS_PER_G,
+            "masses": dict(DEFAULT_MASSES), "tare_pole": False}
 
 
 class VirtualBoard:
@@ -126,7 +139,8 @@ class VirtualBoard:
             self.world.restore(kept["nest"], kept["pole_seated"])
         ctl_r, ctl_w = os.pipe()
         cfg = {
-            "hw": {**self.hw, "hx711_sps": HX711_SPS, "world_state": kept},
+            "hw": {**self.hw, "hx711_sps": HX711_SPS, "hx711_offset": HX711_OFFSET,
+                   "hx711_counts_per_g": HX711_COUNTS_PER_G, "world_state": kept},
             "seed": self.seed,
             "epoch_ms": self.epoch_ms,
             "flash_dir": str(self.flash_dir) if self.flash_dir else None,

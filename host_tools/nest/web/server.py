@@ -28,13 +28,13 @@ import serial
 from aiohttp import WSMsgType, web
 
 from gulo import board as pins
-from gulo import ledview
+from gulo import ledview, store
 from nest.boardconsole import json_line
 from nest.boardlink import BoardLink
 from nest.errors import NestError
 from nest.jsonguard import MAX_DEPTH, nesting_depth
 from nest.portlock import open_serial
-from nest.vboard import ControlClient, VirtualBoard
+from nest.vboard import ControlClient, VirtualBoard, bench_calibration
 from nest.world import HANDS
 
 HERE = Path(__file__).resolve().parent
@@ -95,6 +95,12 @@ def prepare_flash(folder):
     gulo.mkdir()
     for f in sorted((FIRMWARE / "gulo").glob("*.py")):
         shutil.copyfile(f, gulo / f.name)
+    # A new virtual nest comes calibrated, as a real one leaves the bench after `nest calibrate`:
+    # its weight is then absolute, and the firmware checks the bowl against the game at a restart.
+    calib = folder / "data" / "calib.json"
+    if not calib.exists():
+        calib.parent.mkdir(exist_ok=True)
+        store.save(str(calib), json.dumps(bench_calibration()))
 
 
 def led_layout():

@@ -321,6 +321,8 @@ function promptText() {
     if (/pole/.test(st.prompt)) return T.polePrompt;
     const { back, out } = nestDiff();
     const parts = [];
+    // The nest's weight fits more than one change (after a restart): every egg back, then out.
+    if (st.need && st.need.pour) parts.push(T.pourAll);
     if (Object.keys(back).length) parts.push(T.putBack(eggsText(back)));
     const nOut = Object.values(out).reduce((a, b) => a + b, 0);
     if (nOut) parts.push(T.staysOut(eggsText(out), nOut));
