@@ -29,6 +29,7 @@ from gulo import sounds
 from gulo.gamestore import borrow, forget
 from gulo.hx711 import Silence
 from gulo.turnflow import CONFIRM, WON
+from gulo.vocab import MAX_LINE as _MAX_LINE  # longer input is refused unread
 
 # For the type-checker only (firmware/mypy.ini: always_true = TYPE_CHECKING): the classes of the
 # attributes gulo.boot gives a Nest. On the board this block never runs and imports nothing.
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from gulo.turnflow import TurnFlow
 
 _WDT_MS = const(8000)
-_MAX_LINE = const(512)  # gulo.console.MAX_LINE: longer input is refused unread
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
 # console polls): the others sleep until there is something to do.
 HEARTBEATS = ("sampler", "console")

@@ -14,8 +14,6 @@ from gulo.turnflow import CALIBRATE
 # Settings the `set` command accepts: key -> the test its value must pass.
 _OK = {"players": lambda v: v in (2, 3, 4, 5, 6), "variant": lambda v: v in ("standard", "fast"),
        "volume": lambda v: v in range(0, 101), "brightness": lambda v: v in range(0, 101)}
-_PATTERNS = {"off": (0, 0, 0), "white": (255, 255, 255), "red": (255, 0, 0),
-             "green": (0, 255, 0), "blue": (0, 0, 255)}
 
 
 def command(nest, line):
@@ -158,10 +156,4 @@ def io_state(hw):
 
 
 def _led_test(nest, pattern):
-    buf = nest.view.buf
-    cap = board.LED_BRIGHTNESS_CAP
-    rgb = _PATTERNS.get(pattern, (255, 255, 255))
-    for i in range(board.LED_COUNT):
-        for c in range(3):
-            buf[3 * i + c] = rgb[c] * cap // 255
-    nest.hw.show(buf)
+    nest.hw.show(nest.view.pattern(pattern, nest.flow, nest.clock.now()))

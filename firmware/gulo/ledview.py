@@ -21,6 +21,8 @@ HIDDEN = (10, 7, 3)
 WHITE = (255, 255, 255)
 RED = (255, 0, 0)
 AMBER = (255, 110, 0)
+# The console's solid `leds` test patterns (gulo.vocab.LED_PATTERNS; pattern() paints the others).
+SOLID = {"off": (0, 0, 0), "white": WHITE, "red": RED, "green": (0, 255, 0), "blue": (0, 0, 255)}
 
 BRIGHTNESS_CAP = board.LED_BRIGHTNESS_CAP  # every channel is scaled into 0..cap (power budget)
 FACE_UP = 110    # share (of 255) for a face-up tile without a Gulo
@@ -81,6 +83,21 @@ class LedView:
             self._set(board.LED_DECK, HIDDEN)
         # 3. the status
         self._status(flow, t_ms, age)
+        return self.buf
+
+    def pattern(self, name, flow, t_ms):
+        """A console test pattern (gulo.vocab.LED_PATTERNS) in the buffer: a solid colour or a
+        rainbow over the whole strip at the power budget's cap whatever the brightness setting,
+        or "game": the game's picture (render). It stays on the strip until the picture changes."""
+        if name == "game":
+            return self.render(flow, t_ms)
+        cap = self.cap
+        self.cap = BRIGHTNESS_CAP
+        try:
+            for i in range(self.count):
+                self._set(i, _wheel(i * 256 // self.count) if name == "rainbow" else SOLID[name])
+        finally:
+            self.cap = cap
         return self.buf
 
     def still_ms(self, flow, t_ms):

@@ -4,9 +4,8 @@
 # host and on CPython (the `nest` tool replays logs with it). Every action is checked; an illegal
 # one raises RuleError and leaves the game exactly as it was.
 
-PATH_COLOURS = "GYRB"
-EGG_COLOURS = "GYRBP"
-JUNIOR = "J"
+from gulo.vocab import EGG_COLOURS, JUNIOR, PATH_COLOURS
+
 PURPLE = "P"
 # The box's tiles, the players and the variants are gulo.rulebook's (the deal, the set-up check).
 NEST_FULL = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}

@@ -20,6 +20,7 @@ import os
 import sys
 import time
 
+from gulo.vocab import BUTTONS  # the console's names, in the panel's order
 from nest.boardconsole import open_console
 from nest.cmd_monitor import describe
 from nest.errors import NestError
@@ -29,7 +30,6 @@ SPARK = "▁▂▃▄▅▆▇█"
 SPARK_S = 4.0      # seconds of weight in the sparkline
 SENSORS_S = 0.5    # how often the at-rest / noise / pole figures are asked for
 IO_S = 0.2         # how often the buttons and the LEDs are asked for (`io`, ~300 bytes an answer)
-BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")  # gulo.console's names, in the panel's order
 # Colour letters of the plain LED line, at full scale: the game's tiles (gulo.ledview.COLOURS),
 # white (the actor's blink), amber (waiting for the pole/eggs), cyan (a Gulo's status colour).
 LETTERS = {"G": (0, 200, 0), "Y": (210, 150, 0), "R": (220, 0, 0), "B": (0, 60, 230),

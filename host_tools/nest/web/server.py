@@ -29,6 +29,7 @@ from aiohttp import WSMsgType, web
 
 from gulo import board as pins
 from gulo import ledview
+from gulo.vocab import BUTTON_PIN_NAMES, EGG_COLOURS, NOTES
 from nest.boardconsole import json_line
 from nest.boardlink import BoardLink
 from nest.errors import NestError
@@ -60,8 +61,8 @@ WRITE_LOCK_S = 2.0        # a console line waits this long for the serial line, 
 # the attacker's name) and, from a browser, come from the page's own origin (a page on another
 # site opening /ws sends its own origin).
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-BUTTONS = ("REVEAL", "GREEN", "YELLOW", "RED", "BLUE", "MENU")
-EGGS = "GYRBP"
+BUTTONS = BUTTON_PIN_NAMES   # as the world and the page name them
+EGGS = EGG_COLOURS
 
 
 def shaky_mishap(rng, chance, colour, nest, pole_seated, window_ms):
@@ -99,10 +100,11 @@ def prepare_flash(folder):
 
 def led_layout():
     """Where the path, the deck and the status LED sit on the strip (from the one pin map), and the
-    firmware's own tile and Gulo colours, so the page draws what the LEDs show."""
+    firmware's own tile and Gulo colours, so the page draws what the LEDs show; and the kinds of
+    note the firmware sends (gulo.vocab.NOTES), which the page words by kind."""
     return {"count": pins.LED_COUNT, "path_first": pins.LED_PATH_FIRST, "path_count": pins.LED_PATH_COUNT,
             "deck": pins.LED_DECK, "status": pins.LED_STATUS, "cap": pins.LED_BRIGHTNESS_CAP,
-            "gulos": ledview.GULOS, "colours": ledview.COLOURS}
+            "gulos": ledview.GULOS, "colours": ledview.COLOURS, "notes": NOTES}
 
 
 class NestSession:

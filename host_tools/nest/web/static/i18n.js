@@ -91,6 +91,17 @@ const en = {
   summaryTitle: (p) => `${en.gulo(p)} wins!`,
   summary: (turns, alarms) => `${turns} turn(s), ${alarms} EGG ALARM(s).`,
   eggsTaken: "Eggs taken", summaryPlayer: "Gulo", again: "Play again",
+  // The board's notes by kind (gulo.vocab.NOTES, sent in the page's layout): a history line, or
+  // null for a kind the page shows elsewhere (the phase in the prompt, the bowl's eggs in the bowl).
+  notes: {
+    refused: (n, why) => (typeof n.refused === "string" ? en.refusedButton(n.refused.toUpperCase(), why) : en.refused(why)),
+    prompt: (n) => (/pole/.test(n.prompt) ? en.polePrompt : en.eggsPrompt),
+    phase: null,
+    started: (n) => en.newStarted(n.started.players, n.started.variant),
+    menu: (n) => (n.menu === "closed" ? en.menuClosed : en.menuLine(n.menu)),
+    nest: null,
+    error: (n) => `The nest did not understand: ${n.error}`,
+  },
 };
 
 const de = {
@@ -174,6 +185,17 @@ const de = {
   summaryTitle: (p) => `${de.gulo(p)} gewinnt!`,
   summary: (turns, alarms) => `${turns} Zug/Züge, ${alarms} EIERALARM(e).`,
   eggsTaken: "Genommene Eier", summaryPlayer: "Gulo", again: "Noch einmal spielen",
+  // The board's notes by kind (gulo.vocab.NOTES, sent in the page's layout): a history line, or
+  // null for a kind the page shows elsewhere (the phase in the prompt, the bowl's eggs in the bowl).
+  notes: {
+    refused: (n, why) => (typeof n.refused === "string" ? de.refusedButton(n.refused.toUpperCase(), why) : de.refused(why)),
+    prompt: (n) => (/pole/.test(n.prompt) ? de.polePrompt : de.eggsPrompt),
+    phase: null,
+    started: (n) => de.newStarted(n.started.players, n.started.variant),
+    menu: (n) => (n.menu === "closed" ? de.menuClosed : de.menuLine(n.menu)),
+    nest: null,
+    error: (n) => `Das Nest hat nicht verstanden: ${n.error}`,
+  },
 };
 
 const fr = {
@@ -255,6 +277,17 @@ const fr = {
   summaryTitle: (p) => `${fr.gulo(p)} gagne !`,
   summary: (turns, alarms) => `${turns} tour(s), ${alarms} ALARME(S).`,
   eggsTaken: "Œufs pris", summaryPlayer: "Gulo", again: "Rejouer",
+  // The board's notes by kind (gulo.vocab.NOTES, sent in the page's layout): a history line, or
+  // null for a kind the page shows elsewhere (the phase in the prompt, the bowl's eggs in the bowl).
+  notes: {
+    refused: (n, why) => (typeof n.refused === "string" ? fr.refusedButton(n.refused.toUpperCase(), why) : fr.refused(why)),
+    prompt: (n) => (/pole/.test(n.prompt) ? fr.polePrompt : fr.eggsPrompt),
+    phase: null,
+    started: (n) => fr.newStarted(n.started.players, n.started.variant),
+    menu: (n) => (n.menu === "closed" ? fr.menuClosed : fr.menuLine(n.menu)),
+    nest: null,
+    error: (n) => `Le nid n'a pas compris : ${n.error}`,
+  },
 };
 
 const LANGS = { en, de, fr };
