@@ -1,0 +1,97 @@
+"""A virtual board running the nest app, built one way for everyone who needs one: `nest web`
+(nest.web.server), the drills and the end-to-end harness (nest.boardkit), the bench and the tests.
+
+    board = start_app_board(flash_dir, timing="host", baud=0)   # firmware in, main.py written
+    with serial.Serial(board.port, 115200, timeout=0.05) as port:
+        board.control.reset()                                   # EN: boots into main.py
+        ready = Console(port).wait(lambda ev: ev.get("ev") == "ready")[-1]
+
+The firmware package goes into the board's flash folder as source; main.py is written over the
+serial line once the board is up (a board that boots into the app never shows the REPL prompt
+that VirtualBoard.start() waits for). The caller presses EN and reads the console its own way.
+"""
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+from nest.boardlink import BoardLink
+from nest.vboard import VirtualBoard
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+FIRMWARE = ROOT / "firmware"
+
+
+def prepare_flash(folder):
+    """The firmware package into a board's flash folder, fresh (an old gulo/ removed first); the
+    game, settings and calibration under data/ stay. main.py is removed (see the module's note)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "main.py").unlink(missing_ok=True)
+    gulo = folder / "gulo"
+    if gulo.exists():
+        shutil.rmtree(gulo)
+    gulo.mkdir()
+    for f in sorted((FIRMWARE / "gulo").glob("*.py")):
+        shutil.copyfile(f, gulo / f.name)
+
+
+def write_file(board, path, data):
+    """A file onto a running board over its serial line, through the raw REPL as `nest deploy`
+    enters it (Ctrl-C stops a running app first; no soft reset; a NestError if the port is held
+    or the board does not answer). Closing the link leaves the raw REPL."""
+    with BoardLink.open(board.port) as link:
+        link.enter_raw()
+        link.t.fs_writefile(path, data)
+
+
+def install_main(board):
+    """firmware/main.py onto the board: its next reset boots into the app."""
+    write_file(board, "main.py", (FIRMWARE / "main.py").read_bytes())
+
+
+def start_app_board(flash_dir, **kw):
+    """A VirtualBoard (kw: its options) started on `flash_dir` with the firmware and main.py
+    installed, not yet reset: the caller opens the console, then presses EN. Stopped again if the
+    install fails."""
+    prepare_flash(flash_dir)
+    board = VirtualBoard(flash_dir=flash_dir, **kw).start()
+    try:
+        install_main(board)
+    except BaseException:
+        board.stop()
+        raise
+    return board
+
+
+class Console:
+    """The firmware's JSON lines on an open serial port, read in order and never lost between two
+    waits (a line that is not JSON, a traceback or the REPL banner, is skipped)."""
+
+    def __init__(self, port):
+        self.port = port
+        self.buf = b""
+        self.pending = []
+
+    def wait(self, until, timeout=20.0):
+        """Every line read until `until(line)` is true (that one last); AssertionError on timeout."""
+        seen = []
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            while self.pending:
+                ev = self.pending.pop(0)
+                seen.append(ev)
+                if until(ev):
+                    return seen
+            self.buf += self.port.read(512)
+            *lines, self.buf = self.buf.split(b"\n")
+            for line in lines:
+                try:
+                    self.pending.append(json.loads(line))
+                except ValueError:
+                    pass  # a traceback or the REPL banner: not a console line
+        raise AssertionError(f"not seen within {timeout} s; last lines: {seen[-10:]}")
+
+    def send(self, **cmd):
+        self.port.write((json.dumps(cmd) + "\n").encode())
