@@ -8,9 +8,11 @@ import random
 import subprocess
 from pathlib import Path
 
+import pytest
 from table import Table
 
 from gulo import board, console, vocab
+from nest.boardkit import Mismatch, NestUnderTest
 from nest.words import LANGUAGES, Words, note_kind
 
 I18N = Path(__file__).resolve().parent.parent / "host_tools" / "nest" / "web" / "static" / "i18n.js"
@@ -110,3 +112,14 @@ def test_the_pin_map_names_every_button_and_the_console_takes_them():
         assert f"BUTTON_{pin}" in board.PINS
         assert console.parse(json.dumps({"cmd": "press", "button": name}))[1] == {"button": name}
     assert console.MAX_LINE == vocab.MAX_LINE
+
+
+def test_the_board_harness_refuses_a_note_of_a_kind_the_vocabulary_lacks():
+    # nest.boardkit's handling of console lines, without a board: a known note passes, a planted
+    # `undo` note (a firmware that gained a kind) raises Mismatch.
+    nest = NestUnderTest.__new__(NestUnderTest)
+    nest.seen, nest.auto, nest.phase, nest.prompt = [], False, None, None
+    nest._handle({"ev": "note", "note": {"phase": "pick", "turn": 0, "demand": None}})
+    assert nest.phase == ("pick", 0, None)
+    with pytest.raises(Mismatch, match="undo"):
+        nest._handle({"ev": "note", "note": {"undo": {"turn": 0}}})
