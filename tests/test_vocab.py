@@ -16,22 +16,41 @@ from nest.boardkit import Mismatch, NestUnderTest
 from nest.words import LANGUAGES, Words, note_kind
 
 I18N = Path(__file__).resolve().parent.parent / "host_tools" / "nest" / "web" / "static" / "i18n.js"
-# i18n.js is a plain browser script: Node runs it in a context of its own and lists, per language,
-# the note kinds its `notes` table words (own keys; a null value is a kind the page shows elsewhere).
-_LIST_NOTES = """
+# i18n.js is a plain browser script: Node runs it in a context of its own and gives, per language,
+# the note kinds its `notes` table words (own keys; a null value is a kind the page shows elsewhere)
+# and the history line it makes of each sample note (argv[2], JSON) whose kind it words.
+_PAGE_NOTES = """
 const fs = require("fs"), vm = require("vm");
-const ctx = {};
+const ctx = {samples: JSON.parse(process.argv[2])};
 vm.createContext(ctx);
-vm.runInContext(fs.readFileSync(process.argv[1], "utf8") + "\\nthis.out = Object.fromEntries(" +
-  "Object.entries(LANGS).map(([k, v]) => [k, Object.keys(v.notes || {})]));", ctx);
+vm.runInContext(fs.readFileSync(process.argv[1], "utf8") + `
+this.out = {};
+for (const [lang, L] of Object.entries(LANGS)) {
+  const lines = {};
+  for (const [kind, note] of Object.entries(samples)) {
+    if (L.notes[kind]) lines[kind] = L.notes[kind](note, "why");
+  }
+  this.out[lang] = {kinds: Object.keys(L.notes), lines};
+}`, ctx);
 console.log(JSON.stringify(ctx.out));
 """
+SAMPLES = {"refused": {"refused": "G", "phase": "attempt", "why": "take a G egg"},
+           "prompt": {"prompt": "put the pole back"}, "phase": {"phase": "pick", "turn": 0, "demand": None},
+           "started": {"started": {"players": 3, "variant": "fast"}},
+           "menu": {"menu": {"players": 4, "variant": "standard"}}, "nest": {"nest": {"full": True}},
+           "error": {"error": "unknown button 'X'"}}
+
+
+def page_notes():
+    """{language: {"kinds": [...], "lines": {kind: text}}} from the play page's i18n.js."""
+    out = subprocess.run(["node", "-e", _PAGE_NOTES, str(I18N), json.dumps(SAMPLES)], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout)
 
 
 def page_note_words():
     """{language: [note kinds]} that the play page's i18n.js words."""
-    out = subprocess.run(["node", "-e", _LIST_NOTES, str(I18N)], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return {lang: v["kinds"] for lang, v in page_notes().items()}
 
 
 def unworded(kinds, page):
@@ -45,6 +64,15 @@ def test_the_host_words_every_note_kind():
     page = page_note_words()
     assert sorted(page) == sorted(LANGUAGES)
     assert unworded(vocab.NOTES, page) == []
+    assert sorted(SAMPLES) == sorted(vocab.NOTES)  # a sample of each kind, worded below
+    for lang, words in page_notes().items():
+        for kind, line in words["lines"].items():
+            assert line and "undefined" not in line and "[object" not in line, (lang, kind, line)
+        assert sorted(words["lines"]) == ["error", "menu", "prompt", "refused", "started"]
+    for lang in LANGUAGES:
+        for kind, note in SAMPLES.items():
+            line = Words(lang).note(note)
+            assert line and "{" not in line and "None" not in line, (lang, kind, line)
 
 
 def test_a_note_kind_the_host_does_not_word_is_caught():

@@ -91,17 +91,7 @@ const en = {
   summaryTitle: (p) => `${en.gulo(p)} wins!`,
   summary: (turns, alarms) => `${turns} turn(s), ${alarms} EGG ALARM(s).`,
   eggsTaken: "Eggs taken", summaryPlayer: "Gulo", again: "Play again",
-  // The board's notes by kind (gulo.vocab.NOTES, sent in the page's layout): a history line, or
-  // null for a kind the page shows elsewhere (the phase in the prompt, the bowl's eggs in the bowl).
-  notes: {
-    refused: (n, why) => (typeof n.refused === "string" ? en.refusedButton(n.refused.toUpperCase(), why) : en.refused(why)),
-    prompt: (n) => (/pole/.test(n.prompt) ? en.polePrompt : en.eggsPrompt),
-    phase: null,
-    started: (n) => en.newStarted(n.started.players, n.started.variant),
-    menu: (n) => (n.menu === "closed" ? en.menuClosed : en.menuLine(n.menu)),
-    nest: null,
-    error: (n) => `The nest did not understand: ${n.error}`,
-  },
+  notUnderstood: (e) => `The nest did not understand: ${e}`,
 };
 
 const de = {
@@ -185,17 +175,7 @@ const de = {
   summaryTitle: (p) => `${de.gulo(p)} gewinnt!`,
   summary: (turns, alarms) => `${turns} Zug/Züge, ${alarms} EIERALARM(e).`,
   eggsTaken: "Genommene Eier", summaryPlayer: "Gulo", again: "Noch einmal spielen",
-  // The board's notes by kind (gulo.vocab.NOTES, sent in the page's layout): a history line, or
-  // null for a kind the page shows elsewhere (the phase in the prompt, the bowl's eggs in the bowl).
-  notes: {
-    refused: (n, why) => (typeof n.refused === "string" ? de.refusedButton(n.refused.toUpperCase(), why) : de.refused(why)),
-    prompt: (n) => (/pole/.test(n.prompt) ? de.polePrompt : de.eggsPrompt),
-    phase: null,
-    started: (n) => de.newStarted(n.started.players, n.started.variant),
-    menu: (n) => (n.menu === "closed" ? de.menuClosed : de.menuLine(n.menu)),
-    nest: null,
-    error: (n) => `Das Nest hat nicht verstanden: ${n.error}`,
-  },
+  notUnderstood: (e) => `Das Nest hat nicht verstanden: ${e}`,
 };
 
 const fr = {
@@ -277,20 +257,25 @@ const fr = {
   summaryTitle: (p) => `${fr.gulo(p)} gagne !`,
   summary: (turns, alarms) => `${turns} tour(s), ${alarms} ALARME(S).`,
   eggsTaken: "Œufs pris", summaryPlayer: "Gulo", again: "Rejouer",
-  // The board's notes by kind (gulo.vocab.NOTES, sent in the page's layout): a history line, or
-  // null for a kind the page shows elsewhere (the phase in the prompt, the bowl's eggs in the bowl).
-  notes: {
-    refused: (n, why) => (typeof n.refused === "string" ? fr.refusedButton(n.refused.toUpperCase(), why) : fr.refused(why)),
-    prompt: (n) => (/pole/.test(n.prompt) ? fr.polePrompt : fr.eggsPrompt),
-    phase: null,
-    started: (n) => fr.newStarted(n.started.players, n.started.variant),
-    menu: (n) => (n.menu === "closed" ? fr.menuClosed : fr.menuLine(n.menu)),
-    nest: null,
-    error: (n) => `Le nid n'a pas compris : ${n.error}`,
-  },
+  notUnderstood: (e) => `Le nid n'a pas compris : ${e}`,
 };
 
 const LANGS = { en, de, fr };
+
+// The board's notes by kind (gulo.vocab.NOTES, which `nest web` sends in the page's layout), in
+// each language: a history line, or null for a kind the page shows elsewhere (the phase in the
+// prompt, the bowl's eggs in the bowl).
+for (const L of Object.values(LANGS)) {
+  L.notes = {
+    refused: (n, why) => (typeof n.refused === "string" ? L.refusedButton(n.refused.toUpperCase(), why) : L.refused(why)),
+    prompt: (n) => (/pole/.test(n.prompt) ? L.polePrompt : L.eggsPrompt),
+    phase: null,
+    started: (n) => L.newStarted(n.started.players, n.started.variant),
+    menu: (n) => (n.menu === "closed" ? L.menuClosed : L.menuLine(n.menu)),
+    nest: null,
+    error: (n) => L.notUnderstood(n.error),
+  };
+}
 
 // The browser's preferred language among ours, unless the player chose one (kept in localStorage).
 function pickLanguage() {
