@@ -21,8 +21,6 @@ HIDDEN = (10, 7, 3)
 WHITE = (255, 255, 255)
 RED = (255, 0, 0)
 AMBER = (255, 110, 0)
-# The console's solid `leds` test patterns (gulo.vocab.LED_PATTERNS; pattern() paints the others).
-SOLID = {"off": (0, 0, 0), "white": WHITE, "red": RED, "green": (0, 255, 0), "blue": (0, 0, 255)}
 
 BRIGHTNESS_CAP = board.LED_BRIGHTNESS_CAP  # every channel is scaled into 0..cap (power budget)
 FACE_UP = 110    # share (of 255) for a face-up tile without a Gulo
@@ -85,21 +83,6 @@ class LedView:
         self._status(flow, t_ms, age)
         return self.buf
 
-    def pattern(self, name, flow, t_ms):
-        """A console test pattern (gulo.vocab.LED_PATTERNS) in the buffer: a solid colour or a
-        rainbow over the whole strip at the power budget's cap whatever the brightness setting,
-        or "game": the game's picture (render). It stays on the strip until the picture changes."""
-        if name == "game":
-            return self.render(flow, t_ms)
-        cap = self.cap
-        self.cap = BRIGHTNESS_CAP
-        try:
-            for i in range(self.count):
-                self._set(i, _wheel(i * 256 // self.count) if name == "rainbow" else SOLID[name])
-        finally:
-            self.cap = cap
-        return self.buf
-
     def still_ms(self, flow, t_ms):
         """How long render() keeps drawing what it drew at t_ms while the flow does not change:
         FRAME_MS while something moves (an animation, the breathing status, the rainbow), else
@@ -148,12 +131,12 @@ class LedView:
 
     def _rainbow(self, n, t_ms):
         for k in range(1, n + 1):
-            self._set(self.tile_led(k), _wheel((k * 256 // n + t_ms // 8) & 255))
+            self._set(self.tile_led(k), wheel((k * 256 // n + t_ms // 8) & 255))
 
     def _status(self, flow, t_ms, age):
         game = flow.game
         if flow.phase == WON:
-            self._set(board.LED_STATUS, _wheel((t_ms // 4) & 255))
+            self._set(board.LED_STATUS, wheel((t_ms // 4) & 255))
         elif flow.last and flow.last["event"] == "alarm" and age < ALARM_STATUS_MS:
             self._set(board.LED_STATUS, RED)
         elif flow.phase in (ATTEMPT, CONFIRM) and game.demand:
@@ -181,7 +164,7 @@ class LedView:
         return AMBER
 
 
-def _wheel(x):
+def wheel(x):
     """A colour wheel position 0..255 -> RGB, full saturation."""
     if x < 85:
         return (255 - x * 3, x * 3, 0)

@@ -25,7 +25,7 @@ NOTES = ("refused", "prompt", "phase", "started", "menu", "nest", "error")
 APP_NOTES = ("action", "new_game")
 
 # The console's `leds` test patterns: a solid colour at the power budget's cap ("off" dark), a
-# rainbow over the strip, or "game": the game's own picture again. gulo.ledview paints each one.
+# rainbow over the strip, or "game": the game's own picture again (gulo.commands.led_pattern).
 LED_PATTERNS = ("off", "white", "red", "green", "blue", "rainbow", "game")
 
 # A console line longer than this (bytes) is refused unread: nothing on the console needs more.

@@ -2,6 +2,7 @@
 # paint the same thing (once, `rainbow` and `game` were accepted and painted white, answering ok).
 
 from gulo import board
+from gulo.commands import led_pattern
 from gulo.console import parse
 from gulo.ledview import LedView
 from gulo.turnflow import PICK, TurnFlow
@@ -34,7 +35,8 @@ def same_paint(strips):
 
 
 def test_every_pattern_paints_something_distinct():
-    strips = paint_all(LedView().pattern, a_flow())
+    view = LedView()
+    strips = paint_all(lambda name, flow, t_ms: led_pattern(view, name, flow, t_ms), a_flow())
     assert same_paint(strips) == [], same_paint(strips)
     for name in strips:
         assert len(strips[name]) == 3 * board.LED_COUNT
@@ -47,7 +49,7 @@ def test_the_check_catches_a_pattern_that_paints_another_ones_strip():
     view = LedView()
 
     def planted(name, flow, t_ms):
-        return view.pattern("white" if name == "rainbow" else name, flow, t_ms)
+        return led_pattern(view, "white" if name == "rainbow" else name, flow, t_ms)
 
     assert same_paint(paint_all(planted, a_flow())) == [("rainbow", "white")]
 
@@ -56,14 +58,14 @@ def test_game_is_the_game_picture_and_solid_colours_use_the_power_cap():
     flow = a_flow()
     view = LedView(cap=board.LED_BRIGHTNESS_CAP // 2)  # a dimmed brightness setting
     game = bytes(LedView(cap=board.LED_BRIGHTNESS_CAP // 2).render(flow, 1000))
-    assert bytes(view.pattern("game", flow, 1000)) == game
-    red = view.pattern("red", flow, 1000)
+    assert bytes(led_pattern(view, "game", flow, 1000)) == game
+    red = led_pattern(view, "red", flow, 1000)
     assert red[0] == board.LED_BRIGHTNESS_CAP and red[1] == 0 and red[2] == 0  # the test's full cap
     assert view.cap == board.LED_BRIGHTNESS_CAP // 2                         # the setting kept
 
 
 def test_rainbow_shows_every_hue_band():
-    buf = LedView().pattern("rainbow", a_flow(), 0)
+    buf = led_pattern(LedView(), "rainbow", a_flow(), 0)
     # each of red, green and blue is the strongest channel somewhere along the strip
     strongest = set()
     for i in range(board.LED_COUNT):
