@@ -17,10 +17,12 @@ import time
 from pathlib import Path
 
 from nest.boardlink import BoardLink
+from nest.errors import NestError
 from nest.vboard import VirtualBoard
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FIRMWARE = ROOT / "firmware"
+READY_PROMPT_S = 10.0  # the banner and ">>> " after leaving the raw REPL (well under 1 s here)
 
 
 def prepare_flash(folder):
@@ -40,10 +42,17 @@ def prepare_flash(folder):
 def write_file(board, path, data):
     """A file onto a running board over its serial line, through the raw REPL as `nest deploy`
     enters it (Ctrl-C stops a running app first; no soft reset; a NestError if the port is held
-    or the board does not answer). Closing the link leaves the raw REPL."""
+    or the board does not answer). Returns once the board is back at the friendly REPL's prompt:
+    the Ctrl-B that leaves the raw REPL, still unread at a reset, once reached the app after the
+    boot as the start of its first console line ("not JSON")."""
     with BoardLink.open(board.port) as link:
         link.enter_raw()
         link.t.fs_writefile(path, data)
+        link.t.exit_raw_repl()
+        seen = link.t.read_until(1, b">>> ", timeout=READY_PROMPT_S, timeout_overall=READY_PROMPT_S)
+        if not seen.endswith(b">>> "):
+            raise NestError(f"{path} written, but the board never came back to the REPL prompt "
+                            f"(last bytes: {seen[-80:]!r}); board log: {board.log_path}")
 
 
 def install_main(board):
