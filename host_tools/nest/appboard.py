@@ -25,9 +25,10 @@ FIRMWARE = ROOT / "firmware"
 READY_PROMPT_S = 10.0  # the banner and ">>> " after leaving the raw REPL (well under 1 s here)
 
 
-def prepare_flash(folder):
-    """The firmware package into a board's flash folder, fresh (an old gulo/ removed first); the
-    game, settings and calibration under data/ stay. main.py is removed (see the module's note)."""
+def prepare_flash(folder, firmware=FIRMWARE):
+    """The firmware package (`firmware`/gulo) into a board's flash folder, fresh (an old gulo/
+    removed first); the game, settings and calibration under data/ stay. main.py is removed (see
+    the module's note)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "main.py").unlink(missing_ok=True)
@@ -35,7 +36,7 @@ def prepare_flash(folder):
     if gulo.exists():
         shutil.rmtree(gulo)
     gulo.mkdir()
-    for f in sorted((FIRMWARE / "gulo").glob("*.py")):
+    for f in sorted((Path(firmware) / "gulo").glob("*.py")):
         shutil.copyfile(f, gulo / f.name)
 
 
@@ -55,19 +56,19 @@ def write_file(board, path, data):
                             f"(last bytes: {seen[-80:]!r}); board log: {board.log_path}")
 
 
-def install_main(board):
-    """firmware/main.py onto the board: its next reset boots into the app."""
-    write_file(board, "main.py", (FIRMWARE / "main.py").read_bytes())
+def install_main(board, firmware=FIRMWARE):
+    """`firmware`/main.py onto the board: its next reset boots into the app."""
+    write_file(board, "main.py", (Path(firmware) / "main.py").read_bytes())
 
 
-def start_app_board(flash_dir, **kw):
-    """A VirtualBoard (kw: its options) started on `flash_dir` with the firmware and main.py
-    installed, not yet reset: the caller opens the console, then presses EN. Stopped again if the
-    install fails."""
-    prepare_flash(flash_dir)
+def start_app_board(flash_dir, firmware=FIRMWARE, **kw):
+    """A VirtualBoard (kw: its options) started on `flash_dir` with the firmware (`firmware`: a
+    firmware/ folder, this checkout's by default) and main.py installed, not yet reset: the caller
+    opens the console, then presses EN. Stopped again if the install fails."""
+    prepare_flash(flash_dir, firmware)
     board = VirtualBoard(flash_dir=flash_dir, **kw).start()
     try:
-        install_main(board)
+        install_main(board, firmware)
     except BaseException:
         board.stop()
         raise
