@@ -22,7 +22,7 @@ from nest.vboard import VirtualBoard
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FIRMWARE = ROOT / "firmware"
-READY_PROMPT_S = 10.0  # the banner and ">>> " after leaving the raw REPL (well under 1 s here)
+READY_PROMPT_S = 10.0  # a bound on the wait for the banner and ">>> " after leaving the raw REPL
 
 
 def prepare_flash(folder, firmware=FIRMWARE):
