@@ -35,6 +35,7 @@ package(
         "store.py",
         "storeread.py",
         "turnflow.py",
+        "vocab.py",
         "weigher.py",
     ],
 )

@@ -1,5 +1,5 @@
 """Bounded fuzzing of the nest's inputs from outside, loopback only (issue 17): the play page's
-WebSocket (`nest web`), game logs for `nest replay`. (The console's fuzz is e2e_kit.fuzz_console.)
+WebSocket (`nest web`), game logs for `nest replay`. (The console's fuzz is nest.boardkit.fuzz_console.)
 Each fuzzer returns its counts; any outcome other than a clear refusal (or a good answer) raises
 FuzzFailure naming the input."""
 

@@ -1,7 +1,8 @@
 """A virtual board running the nest firmware, shared by the console-command tests (nest monitor,
 diag, calibrate, logs): one boot for all of them, since a deploy and boot take seconds.
 
-`nest_board`: the board (session scope), firmware copied as source and started by a reset.
+`nest_board`: the board (session scope) running the app, built as `nest web` and the drills build
+it (nest.appboard), started by a reset.
 `fresh_game(board, seed)`: a new game with a known deal, the nest full and the pole seated,
 waiting for the first player (calibration left, stream off).
 `nest_cli(board, *args, **kw)`: runs the real `nest` console script against the board's port.
@@ -13,12 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
-from vboard_fixtures import Console, mpremote
 
+from nest.appboard import Console, start_app_board
 from nest.boardconsole import BoardConsole
-from nest.vboard import VirtualBoard
 
-FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
 NEST = Path(sys.executable).with_name("nest")
 
 
@@ -26,11 +25,10 @@ NEST = Path(sys.executable).with_name("nest")
 def nest_board(tmp_path_factory):
     import serial
 
-    board = VirtualBoard(baud=0, headless=True, timing="host",
-                         log_path=tmp_path_factory.mktemp("nest-board") / "vboard.log").start()
+    folder = tmp_path_factory.mktemp("nest-board")
+    board = start_app_board(folder / "flash", baud=0, headless=True, timing="host",
+                            log_path=folder / "vboard.log")
     try:
-        mpremote(board, "fs", "cp", "-r", str(FIRMWARE / "gulo"), ":")
-        mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
         with serial.Serial(board.port, 115200, timeout=0.1) as port:
             board.control.reset()
             Console(port).wait(lambda ev: ev.get("ev") == "ready")

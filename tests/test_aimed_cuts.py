@@ -7,8 +7,9 @@ import random
 from pathlib import Path
 
 import pytest
-from e2e_kit import Mismatch, booted_nest, cut_and_check
 from vboard_fixtures import mpremote
+
+from nest.boardkit import Mismatch, booted_nest, cut_and_check
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(400)]
 

@@ -7,7 +7,8 @@ machine is shared): the verdict's line comes before the burst's last answer. The
 up (no second `ready`) and answer and play on afterwards."""
 
 import pytest
-from e2e_kit import booted_nest
+
+from nest.boardkit import booted_nest
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(300)]
 BURST = 1000

@@ -1,4 +1,4 @@
-"""Every check of the fault drills (tests/e2e_kit.py, `make drills`) shown to fail on the fault it
+"""Every check of the fault drills (nest.boardkit, `make drills`) shown to fail on the fault it
 is there to catch (issue 17): a file the firmware reports damaged at boot, an action reported
 before a cut but missing from the resumed log, a board holding a mix of two firmware trees, a
 deploy cut at the transfer's very last byte."""
@@ -7,7 +7,10 @@ import random
 import shutil
 
 import pytest
-from e2e_kit import (
+from vboard_fixtures import mpremote
+
+from gulo.rules import Game
+from nest.boardkit import (
     Mismatch,
     board_tree,
     booted_nest,
@@ -20,9 +23,6 @@ from e2e_kit import (
     staged_log,
     wait_ready,
 )
-from vboard_fixtures import mpremote
-
-from gulo.rules import Game
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(400)]
 

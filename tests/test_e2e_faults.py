@@ -1,12 +1,13 @@
 """Faults on the virtual board (issue 4 "done when", issue 8 drills at test size): power cuts at
 random instants during play (the resumed game goes on), thousands of random and malformed console
 lines, sensor faults, deploys cut at random points. `make drills` runs the same functions
-(tests/e2e_kit.py) at full size."""
+(nest.boardkit) at full size."""
 
 import random
 
 import pytest
-from e2e_kit import (
+
+from nest.boardkit import (
     booted_nest,
     cut_and_check,
     deploy_board,

@@ -4,9 +4,9 @@ board's own console lines are the record, and each reported action, outcome and 
 against the host's copy of the engine, then the game log fetched from the board is replayed."""
 
 import pytest
-from e2e_kit import EGGS_BACK, POLE_BACK, NestUnderTest, booted_nest, outcome_without_time, stage_game
 
 from gulo.rules import Game
+from nest.boardkit import EGGS_BACK, POLE_BACK, NestUnderTest, booted_nest, outcome_without_time, stage_game
 
 pytestmark = pytest.mark.board
 

@@ -11,12 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-import e2e_kit
 import pytest
-from e2e_kit import EGGS_BACK, Mismatch, Rebooted, booted_nest
 
 from gulo.debounce import LONG_PRESS_MS
 from gulo.gamelog import read_log
+from nest.boardkit import EGGS_BACK, Mismatch, Rebooted, booted_nest, planted_firmware
 
 pytestmark = pytest.mark.board
 
@@ -216,20 +215,11 @@ PLANTED = {
 
 
 @pytest.mark.parametrize("fault", sorted(PLANTED))
-def test_a_planted_fault_in_the_firmware_is_caught(tmp_path, monkeypatch, fault):
+def test_a_planted_fault_in_the_firmware_is_caught(tmp_path, fault):
     """The same checks on a firmware with a planted fault in its undo: they must fail."""
     name, line, planted_line, says = PLANTED[fault]
-    real = e2e_kit.install_firmware
-
-    def planted(flash_dir):
-        real(flash_dir)
-        f = Path(flash_dir) / "gulo" / name
-        text = f.read_text()
-        assert text.count(line) == 1, f"{name} no longer has the line to plant the fault in"
-        f.write_text(text.replace(line, planted_line))
-
-    monkeypatch.setattr(e2e_kit, "install_firmware", planted)
-    with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log") as n:
+    firmware = planted_firmware(tmp_path / "firmware", name, line, planted_line)
+    with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log", firmware=firmware) as n:
         n.tmp = tmp_path
         n.new(2, "standard", SEED)
         n.pick("reveal")

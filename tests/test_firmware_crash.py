@@ -11,8 +11,9 @@
 import re
 
 import pytest
-from e2e_kit import FIRMWARE, booted_nest
 from vboard_fixtures import mpremote
+
+from nest.boardkit import FIRMWARE, booted_nest
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(300)]
 SOFT_RESET = 5  # machine.reset()'s cause on the ESP32 (esp_restart: SW_CPU_RESET), as the vboard gives it

@@ -7,8 +7,9 @@ something it can spare (a deploy's stage with no journal, old finished games) it
 the game saved after all."""
 
 import pytest
-from e2e_kit import booted_nest
 from vboard_fixtures import mpremote
+
+from nest.boardkit import booted_nest
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(300)]
 

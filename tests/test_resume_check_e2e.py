@@ -8,14 +8,12 @@ A planted fault (a relearn that trusts the nest, as before the check) makes the 
 import copy
 import json
 import shutil
-from pathlib import Path
 
-import e2e_kit
 import pytest
-from e2e_kit import EGGS_BACK, booted_nest
 
 from gulo import store
 from gulo.rules import NEST_FULL
+from nest.boardkit import EGGS_BACK, FIRMWARE, booted_nest, planted_firmware
 from nest.vboard import bench_calibration
 
 pytestmark = pytest.mark.board
@@ -48,7 +46,7 @@ def left_off(tmp_path_factory):
     return folder, game, actions
 
 
-def restart(left_off, tmp_path, change):
+def restart(left_off, tmp_path, change, firmware=FIRMWARE):
     """A copy of the board left off, its world changed by `change(kept)` (None: the world file
     deleted), booted again: the running nest, not auto-answering prompts."""
     folder, game, actions = left_off
@@ -58,7 +56,7 @@ def restart(left_off, tmp_path, change):
     if change is not None:
         change(kept["nest"])
         (tmp_path / "flash.world.json").write_text(json.dumps(kept))
-    return booted_nest(flash, keep_world=True, auto=False), game, actions
+    return booted_nest(flash, keep_world=True, auto=False, firmware=firmware), game, actions
 
 
 def first_word(nest):
@@ -69,10 +67,10 @@ def first_word(nest):
     return nest.wait(said)["note"]
 
 
-def asks_then_goes_on(left_off, tmp_path, change, expect):
+def asks_then_goes_on(left_off, tmp_path, change, expect, firmware=FIRMWARE):
     """Restart with the world changed; the first word must be the eggs prompt naming `expect`
     ({"back": ..., "out": ...}); doing exactly that must bring the pick, and a clean turn."""
-    ctx, game, actions = restart(left_off, tmp_path, change)
+    ctx, game, actions = restart(left_off, tmp_path, change, firmware)
     with ctx as nest:
         nest.game, nest.actions = copy.deepcopy(game), list(actions)  # the module's game stays as left
         note = first_word(nest)
@@ -112,21 +110,11 @@ def test_the_world_not_kept_every_egg_in_the_bowl_names_the_game_s_eggs_out(left
     asks_then_goes_on(left_off, tmp_path, None, {"out": {"B": 1, "Y": 1}})
 
 
-def _trusting_installer(install):
-    """Planted fault: the flow's relearn never checks (it takes the bowl for the game's nest)."""
-    def planted(flash_dir):
-        install(flash_dir)
-        path = Path(flash_dir) / "gulo" / "turnflow.py"
-        src = path.read_text()
-        planted_src = src.replace("        self.checking = self.game\n", "        self.checking = None\n")
-        assert planted_src != src, "the fault could not be planted"
-        path.write_text(planted_src)
-    return planted
-
-
-def test_planted_fault_a_relearn_that_trusts_the_nest_fails_the_check(left_off, tmp_path, monkeypatch):
-    monkeypatch.setattr(e2e_kit, "install_firmware", _trusting_installer(e2e_kit.install_firmware))
+def test_planted_fault_a_relearn_that_trusts_the_nest_fails_the_check(left_off, tmp_path):
+    # the flow's relearn never checks (it takes the bowl for the game's nest)
+    trusting = planted_firmware(tmp_path / "firmware", "turnflow.py", "        self.checking = self.game\n",
+                                "        self.checking = None\n")
     with pytest.raises(AssertionError) as failed:
-        asks_then_goes_on(left_off, tmp_path, put_back_blue, {"out": {"B": 1}})
+        asks_then_goes_on(left_off, tmp_path, put_back_blue, {"out": {"B": 1}}, trusting)
     # it fails where it should: the nest went on to the pick without a word about the blue egg
     assert "'phase': 'pick'" in str(failed.value), failed.value

@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
+from nest.appboard import FIRMWARE, prepare_flash
 from nest.cli import main
-from nest.web.server import FIRMWARE, prepare_flash, shaky_mishap
+from nest.web.server import shaky_mishap
 
 FULL = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}
 

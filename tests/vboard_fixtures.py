@@ -4,11 +4,10 @@
 `vboard_factory(**kw)`: boards with options (`baud=115200`, `flash_dir=...`), all stopped after.
 `mpremote(board, *args)`: runs the real mpremote CLI against the board's port.
 `read_until(port, marker)`: raw serial bytes up to a marker; `Console(port)`: the nest firmware's
-JSON lines, in order.
+JSON lines, in order (nest.appboard's, the one the harness and `nest web` share).
 `compile_gulo(out)`: the firmware package as .mpy; `heap(board, code)`: the heap after `code`.
 """
 
-import json
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from nest.appboard import Console  # noqa: F401 (the tests' console reader, shared)
 from nest.deploy import mpy_cross_path
 from nest.vboard import VirtualBoard
 
@@ -64,37 +64,6 @@ def read_until(port, marker, timeout=15.0):
             raise AssertionError(f"{marker!r} not seen; got {data[-800:]!r}")
         data += port.read(port.in_waiting or 1)
     return data
-
-
-class Console:
-    """The firmware's JSON lines, read in order and never lost between two waits."""
-
-    def __init__(self, port):
-        self.port = port
-        self.buf = b""
-        self.pending = []
-
-    def wait(self, until, timeout=20.0):
-        """Every line read until `until(line)` is true (that one last)."""
-        seen = []
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            while self.pending:
-                ev = self.pending.pop(0)
-                seen.append(ev)
-                if until(ev):
-                    return seen
-            self.buf += self.port.read(512)
-            *lines, self.buf = self.buf.split(b"\n")
-            for line in lines:
-                try:
-                    self.pending.append(json.loads(line))
-                except ValueError:
-                    pass  # a traceback or the REPL banner: not a console line
-        raise AssertionError(f"not seen within {timeout} s; last lines: {seen[-10:]}")
-
-    def send(self, **cmd):
-        self.port.write((json.dumps(cmd) + "\n").encode())
 
 
 # The firmware's heap as issue 4 counts it (tests/test_firmware_watchdog.py, tools/heap_report.py,

@@ -36,6 +36,7 @@ import serial
 
 from gulo import sounds
 from gulo.board import LED_PATH_COUNT
+from nest.appboard import install_main
 from nest.vboard import VirtualBoard
 from nest.vboard.control import ControlClient
 
@@ -44,7 +45,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from vboard_fixtures import HEAP_BOOT, compile_gulo, heap  # noqa: E402
 
-FIRMWARE = ROOT / "firmware"
 MPREMOTE = Path(sys.executable).with_name("mpremote")
 CMD = ".venv/bin/python tools/bench.py --only firmware"
 
@@ -306,7 +306,7 @@ def run(trials=20, boots=5, idle_s=10.0, timing="esp32"):
         # app built and every task started, the VM's shims taken off. Fresh flash: a new game.
         shims = board.control.request("mem")["mem"]["shims"]
         heap_boot = heap(board, HEAP_BOOT) - shims
-        mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
+        install_main(board)  # as every board running the app gets it (nest.appboard)
 
         with serial.Serial(board.port, 115200, timeout=0.05) as port:
             fw_boot = [_reset_to(board, port, b'"ev": "ready"') for _ in range(boots)]

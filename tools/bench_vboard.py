@@ -22,6 +22,7 @@ from pathlib import Path
 
 import serial
 
+from nest.appboard import FIRMWARE, start_app_board
 from nest.vboard import VirtualBoard
 
 MPREMOTE = Path(sys.executable).with_name("mpremote")
@@ -96,15 +97,16 @@ def idle_cpu_share(app, seconds=10.0):
 def firmware_cpu_share(seconds=10.0, root=None):
     """The nest firmware itself (firmware/main.py + gulo/), idle at the start of a game: CPU
     seconds of the board's node process per wall second. `root`: another firmware folder."""
-    root = Path(root) if root else Path(__file__).resolve().parent.parent / "firmware"
-    with VirtualBoard(baud=0, timing=TIMING) as board:
-        mp(board, "fs", "cp", "-r", str(root / "gulo"), ":")
-        mp(board, "fs", "cp", str(root / "main.py"), ":main.py")
-        board.control.reset()
-        time.sleep(3.0)
-        c0, t0 = cpu_s(board.proc.pid), time.monotonic()
-        time.sleep(seconds)
-        return (cpu_s(board.proc.pid) - c0) / (time.monotonic() - t0)
+    with tempfile.TemporaryDirectory() as tmp:
+        board = start_app_board(Path(tmp) / "flash", firmware=root or FIRMWARE, baud=0, timing=TIMING)
+        try:
+            board.control.reset()
+            time.sleep(3.0)
+            c0, t0 = cpu_s(board.proc.pid), time.monotonic()
+            time.sleep(seconds)
+            return (cpu_s(board.proc.pid) - c0) / (time.monotonic() - t0)
+        finally:
+            board.stop()
 
 
 def firmware_at(rev, dest):

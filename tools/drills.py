@@ -2,7 +2,7 @@
     .venv/bin/python tools/drills.py [--cuts 200] [--lines 10000] [--deploys 50] [--aimed 40]
                                      [--fuzz 2000] [--seed 1] [--jobs 2] [--out docs/reliability.md]
                                      [--small] [--timing host|esp32|esp32-worst]
-Each drill runs the nest firmware on a fresh virtual board (tests/e2e_kit.py, the same code as
+Each drill runs the nest firmware on a fresh virtual board (nest.boardkit, the same code as
 the e2e tests) and the results are written to docs/reliability.md with counts, command and date.
 The power cuts are split over `--jobs` boards run side by side (each its own process, seed and
 game); the other drills share one more process. `--timing` is the speed of the boards that take the
@@ -21,10 +21,7 @@ import time
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from e2e_kit import (  # noqa: E402
+from nest.boardkit import (
     booted_nest,
     cut_and_check,
     deploy_board,
@@ -33,6 +30,10 @@ from e2e_kit import (  # noqa: E402
     refill_and_restart,
     sensor_faults,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the page and log fuzzers are test helpers (tests/fuzz_kit.py)
+
 from fuzz_kit import fuzz_replay, fuzz_web  # noqa: E402
 
 FLASH_OPS = ("open", "write", "close", "rename")

@@ -35,6 +35,7 @@ from gulo.ledview import LedView, brightness_cap
 from gulo.peripherals import Peripherals
 from gulo.rules import Game
 from gulo.turnflow import CONFIRM, WON, TurnFlow
+from gulo.vocab import MAX_LINE as _MAX_LINE  # longer input is refused unread
 from gulo.weigher import DEFAULT_MASSES, Weigher
 
 # The settings' defaults (config.json, calib.json on flash).
@@ -44,7 +45,6 @@ CALIBRATION = {"offset": 0, "counts_per_g": DEFAULT_COUNTS_PER_G, "masses": DEFA
                "tare_pole": None}
 
 _WDT_MS = const(8000)
-_MAX_LINE = const(512)  # gulo.console.MAX_LINE: longer input is refused unread
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
 # console polls): the others sleep until there is something to do.
 HEARTBEATS = ("sampler", "console")

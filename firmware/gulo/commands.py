@@ -12,13 +12,15 @@ import gc
 
 from gulo import archive, board, calibration, console
 from gulo.calibration import CalibrationError
+from gulo.ledview import wheel
 from gulo.turnflow import CALIBRATE
 
 # Settings the `set` command accepts: key -> the test its value must pass.
 _OK = {"players": lambda v: v in (2, 3, 4, 5, 6), "variant": lambda v: v in ("standard", "fast"),
        "volume": lambda v: v in range(0, 101), "brightness": lambda v: v in range(0, 101)}
-_PATTERNS = {"off": (0, 0, 0), "white": (255, 255, 255), "red": (255, 0, 0),
-             "green": (0, 255, 0), "blue": (0, 0, 255)}
+# The solid `leds` test patterns (gulo.vocab.LED_PATTERNS; led_pattern() paints the others).
+SOLID = {"off": (0, 0, 0), "white": (255, 255, 255), "red": (255, 0, 0), "green": (0, 255, 0),
+         "blue": (0, 0, 255)}
 
 
 def command(nest, line):
@@ -171,11 +173,22 @@ def io_state(hw):
     return {"buttons": buttons, "leds": leds, "cap": board.LED_BRIGHTNESS_CAP}
 
 
-def _led_test(nest, pattern):
-    buf = nest.view.buf
+def led_pattern(view, name, flow, t_ms):
+    """A `leds` test pattern (gulo.vocab.LED_PATTERNS) in the LED view's buffer: a solid colour or
+    a rainbow over the whole strip at the power budget's cap whatever the brightness setting, or
+    "game": the game's picture. Here, not in gulo.ledview: only the console needs it (heap)."""
+    if name == "game":
+        return view.render(flow, t_ms)
+    buf = view.buf
     cap = board.LED_BRIGHTNESS_CAP
-    rgb = _PATTERNS.get(pattern, (255, 255, 255))
-    for i in range(board.LED_COUNT):
+    n = len(buf) // 3
+    for i in range(n):
+        rgb = wheel(i * 256 // n) if name == "rainbow" else SOLID[name]
         for c in range(3):
             buf[3 * i + c] = rgb[c] * cap // 255
-    nest.hw.show(buf)
+    return buf
+
+
+def _led_test(nest, pattern):
+    # shown at once; the lights task leaves it there until the game's picture changes
+    nest.hw.show(led_pattern(nest.view, pattern, nest.flow, nest.clock.now()))

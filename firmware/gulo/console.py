@@ -10,7 +10,7 @@
 
 import json
 
-MAX_LINE = 512  # longer input is refused unread: nothing on the console needs more
+from gulo.vocab import BUTTONS, EGG_COLOURS, LED_PATTERNS, MAX_LINE
 
 # Command -> {field: (kind, required)}; the kinds are checked by _check().
 COMMANDS = {
@@ -37,9 +37,7 @@ COMMANDS = {
     "help": {},
 }
 SETTINGS = {"players": "players", "variant": "variant", "volume": "volume", "brightness": "brightness"}
-_BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")
 _STEPS = ("start", "check", "done", "cancel", "status")
-_PATTERNS = ("off", "white", "red", "green", "blue", "rainbow", "game")
 
 
 class ConsoleError(ValueError):
@@ -66,9 +64,9 @@ def _check(kind, v):
     if kind == "int":
         return None if _int_in(v, 0, 2147483647) else "a whole number >= 0"
     if kind == "button":
-        return None if v in _BUTTONS else "one of " + ", ".join(_BUTTONS)
+        return None if v in BUTTONS else "one of " + ", ".join(BUTTONS)
     if kind == "pattern":
-        return None if v in _PATTERNS else "one of " + ", ".join(_PATTERNS)
+        return None if v in LED_PATTERNS else "one of " + ", ".join(LED_PATTERNS)
     if kind == "freq":
         return None if _int_in(v, 50, 10000) else "a frequency from 50 to 10000 Hz"
     if kind == "ms":
@@ -76,7 +74,8 @@ def _check(kind, v):
     if kind == "grams":
         return None if _num_in(v, 0.5, 5000) else "a mass from 0.5 to 5000 g"
     if kind == "egg":
-        return None if isinstance(v, str) and len(v) == 1 and v in "GYRBP" else "one of G, Y, R, B, P"
+        ok = isinstance(v, str) and len(v) == 1 and v in EGG_COLOURS
+        return None if ok else "one of " + ", ".join(EGG_COLOURS)
     if kind == "count":
         return None if _int_in(v, 1, 10) else "a whole number of eggs from 1 to 10"
     if kind == "step":

@@ -135,12 +135,12 @@ class LedView:
 
     def _rainbow(self, n, t_ms):
         for k in range(1, n + 1):
-            self._set(self.tile_led(k), _wheel((k * 256 // n + t_ms // 8) & 255))
+            self._set(self.tile_led(k), wheel((k * 256 // n + t_ms // 8) & 255))
 
     def _status(self, flow, t_ms, age):
         game = flow.game
         if flow.phase == WON:
-            self._set(board.LED_STATUS, _wheel((t_ms // 4) & 255))
+            self._set(board.LED_STATUS, wheel((t_ms // 4) & 255))
         elif flow.last and flow.last["event"] == "alarm" and age < ALARM_STATUS_MS:
             self._set(board.LED_STATUS, RED)
         elif flow.phase in (ATTEMPT, CONFIRM) and game.demand:
@@ -168,7 +168,7 @@ class LedView:
         return AMBER
 
 
-def _wheel(x):
+def wheel(x):
     """A colour wheel position 0..255 -> RGB, full saturation."""
     if x < 85:
         return (255 - x * 3, x * 3, 0)

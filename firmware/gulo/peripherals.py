@@ -11,15 +11,10 @@ import neopixel
 from gulo import board
 from gulo.debounce import Debounced, IrqFlag
 from gulo.hx711 import HX711
+from gulo.vocab import BUTTON_PIN_NAMES, BUTTONS
 
-BUTTON_PINS = (
-    ("reveal", board.BUTTON_REVEAL),
-    ("G", board.BUTTON_GREEN),
-    ("Y", board.BUTTON_YELLOW),
-    ("R", board.BUTTON_RED),
-    ("B", board.BUTTON_BLUE),
-    ("menu", board.BUTTON_MENU),
-)
+# (name, GPIO) of each button, in gulo.vocab's order, from its pin's name in the pin map.
+BUTTON_PINS = tuple([(name, getattr(board, "BUTTON_" + pin)) for name, pin in zip(BUTTONS, BUTTON_PIN_NAMES)])
 
 
 class Peripherals:

@@ -5,10 +5,8 @@
 # one raises RuleError and leaves the game exactly as it was.
 
 from gulo.prng import XorShift32, shuffle
+from gulo.vocab import EGG_COLOURS, JUNIOR, PATH_COLOURS
 
-PATH_COLOURS = "GYRB"
-EGG_COLOURS = "GYRBP"
-JUNIOR = "J"
 PURPLE = "P"
 NEST_FULL = {"G": 5, "Y": 5, "R": 5, "B": 5, "P": 2}
 # "called": the players called an alarm the sensors missed (docs/rules.md, "The players have the

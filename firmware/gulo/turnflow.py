@@ -26,6 +26,7 @@
 
 from gulo import nestcheck
 from gulo.rules import EGG_COLOURS, NEST_FULL, RuleError
+from gulo.vocab import BUTTONS
 from gulo.weigher import Weigher
 
 SETTLE = "settle"
@@ -44,7 +45,6 @@ CALIBRATE = "calibrate"
 AFTER_HAND_MS = 1000
 MOVING_MAX_MS = 3000
 _POLL_MS = 20     # while the nest moves past the end: look again this often
-BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")
 EGGS_BACK = "put the eggs back into the nest"   # the prompt; its note names the eggs (back, out)
 
 

@@ -10,6 +10,7 @@ from gulo import board
 from gulo.commands import io_state
 from gulo.console import answer, parse
 from gulo.debounce import Debounced
+from gulo.vocab import BUTTONS
 
 
 class FakeStrip:
@@ -35,7 +36,7 @@ class FakeHw:
         self.strip = FakeStrip(board.LED_COUNT)
         self.pins = {}
         self.buttons = []
-        for name in ("reveal", "G", "Y", "R", "B", "menu"):
+        for name in BUTTONS:
             pin = self.pins[name] = FakePin(1)  # pulled up: released
             self.buttons.append((name, Debounced(pin, 20, True, 0)))
 

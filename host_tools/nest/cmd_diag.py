@@ -20,6 +20,11 @@ import os
 import sys
 import time
 
+from gulo import ledview
+from gulo.vocab import (
+    BUTTONS,  # the console's names, in the panel's order
+    EGG_COLOURS,
+)
 from nest.boardconsole import open_console
 from nest.cmd_monitor import describe
 from nest.errors import NestError
@@ -29,11 +34,11 @@ SPARK = "▁▂▃▄▅▆▇█"
 SPARK_S = 4.0      # seconds of weight in the sparkline
 SENSORS_S = 0.5    # how often the at-rest / noise / pole figures are asked for
 IO_S = 0.2         # how often the buttons and the LEDs are asked for (`io`, ~300 bytes an answer)
-BUTTONS = ("reveal", "G", "Y", "R", "B", "menu")  # gulo.console's names, in the panel's order
-# Colour letters of the plain LED line, at full scale: the game's tiles (gulo.ledview.COLOURS),
-# white (the actor's blink), amber (waiting for the pole/eggs), cyan (a Gulo's status colour).
-LETTERS = {"G": (0, 200, 0), "Y": (210, 150, 0), "R": (220, 0, 0), "B": (0, 60, 230),
-           "P": (150, 0, 190), "W": (230, 230, 230), "A": (255, 110, 0), "C": (0, 180, 180)}
+# Colour letters of the plain LED line, at full scale, from the firmware's own LED view: the game's
+# eggs and tiles, white (Gulo 1's colour, near the actor's blink), amber (waiting for the pole or
+# the eggs), cyan (Gulo 3's status colour).
+LETTERS = {**{c: ledview.COLOURS[c] for c in EGG_COLOURS},
+           "W": ledview.GULOS[0], "A": ledview.AMBER, "C": ledview.GULOS[2]}
 DIM = 40           # below this full-scale level an LED is a glow ("-") or off (".")
 
 

@@ -5,6 +5,7 @@ import sys
 import time
 
 from nest.boardconsole import open_console
+from nest.words import Words
 
 COLOUR_NAMES = {"G": "green", "Y": "yellow", "R": "red", "B": "blue", "P": "purple"}
 RED = "\033[31m"
@@ -110,9 +111,8 @@ def _note(note):
         return f"{n.get('out')} eggs out together", False
     if "refused" in note:
         return f"refused {note['refused']}: {note.get('why')}", False
-    if "winner" in note or "won" in note:
-        return f"won: {json.dumps(note)}", False
-    return json.dumps(note), False
+    # the other kinds (a new game, the menu, a line the flow did not understand) as nest.words says them
+    return Words().note(note) or json.dumps(note), False
 
 
 def run(args):

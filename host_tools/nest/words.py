@@ -6,7 +6,10 @@ sends codes; only the host words them. `pick(None)` takes the language from the 
 (LC_ALL, LC_MESSAGES, LANG), English when it is none of ours.
 """
 
+import json
 import os
+
+from gulo.vocab import NOTES
 
 LANGUAGES = ("en", "de", "fr")
 
@@ -38,6 +41,20 @@ _EN = {
     "not_allowed": "not allowed: {e}",
     "undone": "the last verdict is undone: {g} takes {egg} again",
     "hello": "Gulo Gulo, seed {seed}; the log goes to {log}. Type help for the commands.",
+    # The board's notes, one wording per kind of gulo.vocab.NOTES (`nest monitor`).
+    "note": {"refused": "{what}: not now ({why})", "prompt": "the nest asks: {prompt}",
+             "phase": "the nest: {phase}", "started": "new game: {players} players, {variant} variant",
+             "menu": "menu: {players} players, {variant} variant", "nest": "in the bowl: {what}",
+             "error": "the nest did not understand: {error}",
+             "unchecked": "the nest is not calibrated: it takes the eggs in the bowl as the game's"},
+    "menu_closed": "menu closed",
+    "phases": {"settle": "waiting for the nest", "pick": "pick a colour", "attempt": "take the egg",
+               "confirm": "judging the egg", "won": "the game is won", "menu": "menu open",
+               "calibrate": "calibrating"},
+    "prompts": {"put the pole back": "put the pole back",
+                "put the eggs back into the nest": "put the eggs back into the nest"},
+    "bowl": {"full": "the nest is full again", "out": "{egg} came out",
+             "several": "{n} eggs came out together"},
 }
 
 _DE = {
@@ -68,6 +85,19 @@ _DE = {
     "not_allowed": "nicht erlaubt: {e}",
     "undone": "das letzte Urteil ist zurückgenommen: {g} nimmt noch einmal {egg}",
     "hello": "Gulo Gulo, Startwert {seed}; das Protokoll geht nach {log}. help zeigt die Befehle.",
+    "note": {"refused": "{what}: jetzt nicht ({why})", "prompt": "das Nest bittet: {prompt}",
+             "phase": "das Nest: {phase}", "started": "neues Spiel: {players} Spieler, {variant} Spiel",
+             "menu": "Menü: {players} Spieler, {variant} Spiel", "nest": "in der Schale: {what}",
+             "error": "das Nest hat nicht verstanden: {error}",
+             "unchecked": "das Nest ist nicht kalibriert: es hält die Eier in der Schale für die des Spiels"},
+    "menu_closed": "Menü geschlossen",
+    "phases": {"settle": "wartet auf das Nest", "pick": "eine Farbe wählen", "attempt": "das Ei nehmen",
+               "confirm": "prüft das Ei", "won": "das Spiel ist gewonnen", "menu": "Menü offen",
+               "calibrate": "kalibriert"},
+    "prompts": {"put the pole back": "den Alarmstab zurückstecken",
+                "put the eggs back into the nest": "die Eier zurück ins Nest legen"},
+    "bowl": {"full": "das Nest ist wieder voll", "out": "{egg} ist herausgekommen",
+             "several": "{n} Eier sind zusammen herausgekommen"},
 }
 
 _FR = {
@@ -98,9 +128,27 @@ _FR = {
     "not_allowed": "pas permis : {e}",
     "undone": "le dernier verdict est annulé : {g} reprend {egg}",
     "hello": "Gulo Gulo, graine {seed} ; le journal va dans {log}. Tapez help pour les commandes.",
+    "note": {"refused": "{what} : pas maintenant ({why})", "prompt": "le nid demande : {prompt}",
+             "phase": "le nid : {phase}", "started": "nouvelle partie : {players} joueurs, partie {variant}",
+             "menu": "menu : {players} joueurs, partie {variant}", "nest": "dans le nid : {what}",
+             "error": "le nid n'a pas compris : {error}",
+             "unchecked": "le nid n'est pas étalonné : il prend les œufs du nid pour ceux de la partie"},
+    "menu_closed": "menu fermé",
+    "phases": {"settle": "attend le nid", "pick": "choisir une couleur", "attempt": "prendre l'œuf",
+               "confirm": "vérifie l'œuf", "won": "la partie est gagnée", "menu": "menu ouvert",
+               "calibrate": "étalonnage"},
+    "prompts": {"put the pole back": "remettre le bâtonnet",
+                "put the eggs back into the nest": "remettre les œufs dans le nid"},
+    "bowl": {"full": "le nid est de nouveau plein", "out": "{egg} est sorti",
+             "several": "{n} œufs sont sortis ensemble"},
 }
 
 _ALL = {"en": _EN, "de": _DE, "fr": _FR}
+
+
+def note_kind(note):
+    """A board note's kind: the first of gulo.vocab.NOTES it has as a key, else None."""
+    return next((k for k in NOTES if k in note), None)
 
 
 def pick(lang=None):
@@ -144,6 +192,39 @@ class Words:
 
     def where(self, k):
         return self.t["start"] if k == 0 else self.t["at_tile"].format(k=k)
+
+    def note(self, note):
+        """One line for a note of the board's turn flow ({"ev": "note", "note": ...}), worded by its
+        kind (gulo.vocab.NOTES: the first one it has as a key); None for a kind the firmware does
+        not send."""
+        kind = note_kind(note)
+        if kind is None:
+            return None
+        v, t = note[kind], self.t
+        if kind == "refused":
+            what = v if isinstance(v, str) else (v.get("do") if isinstance(v, dict) else json.dumps(v))
+            why = note.get("why") or t["phases"].get(note.get("phase"), "")
+            return t["note"][kind].format(what=what, why=why)
+        if kind == "prompt":
+            return t["note"][kind].format(prompt=t["prompts"].get(v, v))
+        if kind == "phase":
+            return t["note"][kind].format(phase=t["phases"].get(v, v))
+        if kind in ("started", "menu"):
+            if not isinstance(v, dict):
+                return t["menu_closed"]
+            return t["note"][kind].format(players=v.get("players"),
+                                          variant=t["variant"].get(v.get("variant"), v.get("variant")))
+        if kind == "nest":
+            if v.get("full"):
+                what = t["bowl"]["full"]
+            elif v.get("out") == 1 and v.get("colour") in t["colour"]:
+                what = t["bowl"]["out"].format(egg=self.egg(v["colour"]))
+            else:
+                what = t["bowl"]["several"].format(n=v.get("out"))
+            return t["note"][kind].format(what=what)
+        if kind == "unchecked":
+            return t["note"][kind]
+        return t["note"][kind].format(error=v)
 
     def fmt(self, key, **kw):
         text = self.t[key].format(**kw)

@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import json
 import random
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -28,19 +27,19 @@ import serial
 from aiohttp import WSMsgType, web
 
 from gulo import board as pins
-from gulo import ledview, store
+from gulo import ledview
+from gulo.vocab import BUTTON_PIN_NAMES, EGG_COLOURS, NOTES
+from nest.appboard import start_app_board
 from nest.boardconsole import json_line
-from nest.boardlink import BoardLink
 from nest.errors import NestError
 from nest.jsonguard import MAX_DEPTH, nesting_depth
 from nest.portlock import open_serial
-from nest.vboard import ControlClient, VirtualBoard, bench_calibration
+from nest.vboard import ControlClient
 from nest.world import HANDS
 
 HERE = Path(__file__).resolve().parent
 STATIC = HERE / "static"
 ROOT = HERE.parent.parent.parent
-FIRMWARE = ROOT / "firmware"
 DEFAULT_FLASH = ROOT / "build" / "web-flash"
 
 LED_PERIOD_S = 1 / 15     # LED and buzzer read-back, pushed to the page when they change
@@ -60,8 +59,8 @@ WRITE_LOCK_S = 2.0        # a console line waits this long for the serial line, 
 # the attacker's name) and, from a browser, come from the page's own origin (a page on another
 # site opening /ws sends its own origin).
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-BUTTONS = ("REVEAL", "GREEN", "YELLOW", "RED", "BLUE", "MENU")
-EGGS = "GYRBP"
+BUTTONS = BUTTON_PIN_NAMES   # as the world and the page name them
+EGGS = EGG_COLOURS
 
 
 def shaky_mishap(rng, chance, colour, nest, pole_seated, window_ms):
@@ -82,33 +81,13 @@ def shaky_mishap(rng, chance, colour, nest, pole_seated, window_ms):
     return {"what": "drop", "colour": rng.choice(left), "in_ms": at}
 
 
-def prepare_flash(folder):
-    """The firmware into the board's flash folder; the game and settings under data/ stay.
-
-    main.py is left out on purpose: a board that boots into the app never shows the REPL prompt that
-    VirtualBoard.start() waits for, so it is written over the serial line once the board is up."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "main.py").unlink(missing_ok=True)
-    gulo = folder / "gulo"
-    if gulo.exists():
-        shutil.rmtree(gulo)
-    gulo.mkdir()
-    for f in sorted((FIRMWARE / "gulo").glob("*.py")):
-        shutil.copyfile(f, gulo / f.name)
-    # A new virtual nest comes calibrated, as a real one leaves the bench after `nest calibrate`:
-    # its weight is then absolute, and the firmware checks the bowl against the game at a restart.
-    calib = folder / "data" / "calib.json"
-    if not calib.exists():
-        calib.parent.mkdir(exist_ok=True)
-        store.save(str(calib), json.dumps(bench_calibration()))
-
-
 def led_layout():
     """Where the path, the deck and the status LED sit on the strip (from the one pin map), and the
-    firmware's own tile and Gulo colours, so the page draws what the LEDs show."""
+    firmware's own tile and Gulo colours, so the page draws what the LEDs show; and the kinds of
+    note the firmware sends (gulo.vocab.NOTES), which the page words by kind."""
     return {"count": pins.LED_COUNT, "path_first": pins.LED_PATH_FIRST, "path_count": pins.LED_PATH_COUNT,
             "deck": pins.LED_DECK, "status": pins.LED_STATUS, "cap": pins.LED_BRIGHTNESS_CAP,
-            "gulos": ledview.GULOS, "colours": ledview.COLOURS}
+            "gulos": ledview.GULOS, "colours": ledview.COLOURS, "notes": NOTES}
 
 
 class NestSession:
@@ -144,11 +123,10 @@ class NestSession:
 
     def start(self, loop):
         self.loop = loop
-        prepare_flash(self.flash_dir)
-        self.board = VirtualBoard(flash_dir=self.flash_dir, baud=self.baud, headless=True, seed=self.seed,
-                                  log_path=self.log_path, timing=self.timing,
-                                  keep_world=True).start()  # the bowl as it was left, as the game is
-        self._install_main()
+        # The board running the app, built as the drills and the tests build it (nest.appboard).
+        self.board = start_app_board(self.flash_dir, calibrated=True, baud=self.baud, headless=True,
+                                     seed=self.seed, log_path=self.log_path, timing=self.timing,
+                                     keep_world=True)  # the bowl as it was left, as the game is
         # The same exclusive lock and holder's note as every other `nest` command (nest.portlock):
         # `nest monitor` or `nest deploy` on this board's port is refused, naming `nest web`.
         self.port = open_serial(self.board.port, 115200, timeout=0.1)
@@ -161,13 +139,6 @@ class NestSession:
         # A second client for the pollers, so a slow hand never delays the LEDs.
         self.poll_control = ControlClient(self.board.control_address)
         return self
-
-    def _install_main(self):
-        # The raw REPL as `nest deploy` enters it (no soft reset; a NestError if the port is held or
-        # the board does not answer); closing the link leaves the raw REPL.
-        with BoardLink.open(self.board.port) as link:
-            link.enter_raw()
-            link.t.fs_writefile("main.py", (FIRMWARE / "main.py").read_bytes())
 
     def stop(self):
         self._stop.set()

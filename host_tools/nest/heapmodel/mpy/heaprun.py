@@ -3,7 +3,7 @@
 # booted as gulo.app.run() boots it, on the virtual board's own shims (machine, neopixel, select,
 # the simulated HX711, reed switch and world), on a virtual clock that moves only while the
 # firmware waits. A driver plays games through the hardware (buttons, eggs, the pole) and the
-# console, as tests/e2e_kit.py does through the board's control channel. The GC here collects
+# console, as nest.boardkit does through the board's control channel. The GC here collects
 # while the firmware runs and the heap is fixed: an allocation that does not fit raises
 # MemoryError in the firmware, which its exception handler reports as a crash.
 #
@@ -146,7 +146,7 @@ def settle_world(w):
 
 
 def best_pick(game):
-    # as tests/e2e_kit.py: reveal while a tile is face down, else the colour ahead that goes furthest
+    # as nest.boardkit: reveal while a tile is face down, else the colour ahead that goes furthest
     if game.can_reveal():
         return "reveal"
     pos = game.position()

@@ -99,6 +99,8 @@ const en = {
   summaryTitle: (p) => `${en.gulo(p)} wins!`,
   summary: (turns, alarms) => `${turns} turn(s), ${alarms} EGG ALARM(s).`,
   eggsTaken: "Eggs taken", summaryPlayer: "Gulo", again: "Play again",
+  notUnderstood: (e) => `The nest did not understand: ${e}`,
+  unchecked: "The nest is not calibrated: it takes the eggs in the bowl as the game's.",
 };
 
 const de = {
@@ -189,6 +191,8 @@ const de = {
   summaryTitle: (p) => `${de.gulo(p)} gewinnt!`,
   summary: (turns, alarms) => `${turns} Zug/Züge, ${alarms} EIERALARM(e).`,
   eggsTaken: "Genommene Eier", summaryPlayer: "Gulo", again: "Noch einmal spielen",
+  notUnderstood: (e) => `Das Nest hat nicht verstanden: ${e}`,
+  unchecked: "Das Nest ist nicht kalibriert: es nimmt die Eier in der Schale als die des Spiels.",
 };
 
 const fr = {
@@ -277,9 +281,27 @@ const fr = {
   summaryTitle: (p) => `${fr.gulo(p)} gagne !`,
   summary: (turns, alarms) => `${turns} tour(s), ${alarms} ALARME(S).`,
   eggsTaken: "Œufs pris", summaryPlayer: "Gulo", again: "Rejouer",
+  notUnderstood: (e) => `Le nid n'a pas compris : ${e}`,
+  unchecked: "Le nid n'est pas étalonné : il prend les œufs du nid pour ceux de la partie.",
 };
 
 const LANGS = { en, de, fr };
+
+// The board's notes by kind (gulo.vocab.NOTES, which `nest web` sends in the page's layout), in
+// each language: a history line, or null for a kind the page shows elsewhere (the phase in the
+// prompt, the bowl's eggs in the bowl).
+for (const L of Object.values(LANGS)) {
+  L.notes = {
+    refused: (n, why) => (typeof n.refused === "string" ? L.refusedButton(n.refused.toUpperCase(), why) : L.refused(why)),
+    prompt: (n) => (/pole/.test(n.prompt) ? L.polePrompt : L.eggsPrompt),
+    phase: null,
+    started: (n) => L.newStarted(n.started.players, n.started.variant),
+    menu: (n) => (n.menu === "closed" ? L.menuClosed : L.menuLine(n.menu)),
+    nest: null,
+    error: (n) => L.notUnderstood(n.error),
+    unchecked: () => L.unchecked,
+  };
+}
 
 // The browser's preferred language among ours, unless the player chose one (kept in localStorage).
 function pickLanguage() {

@@ -23,6 +23,8 @@ let audio = null;
 let soundOn = true;          // on by default; browsers start it at the first click or key (a gesture)
 let soundChosen = false;     // the player switched it themselves
 let lastMenu = null;
+// The history line's class for each kind of note the page words (i18n.js, notes).
+const NOTE_CLASS = { refused: "refused", prompt: "prompt", started: "new", menu: "menu", error: "error", unchecked: "fault" };
 let takeBusyUntil = 0;       // a hand is in the bowl: a second click is not a second take
 const picked = {};           // colour -> the egg element last clicked, the one that leaves the bowl
 
@@ -535,20 +537,13 @@ function describe(ev) {
     }
   }
   if (ev.ev === "note") {
+    // Its kind is the first of the board's note kinds (layout.notes, gulo.vocab.NOTES) it has.
     const n = ev.note;
-    if (n.prompt) return [/pole/.test(n.prompt) ? T.polePrompt : T.eggsPrompt, "prompt"];
     if (n.refused === "undo" || n.refused === "call") return [T.appealRefused(n.refused, appealWhy(n)), "refused"];
-    if (n.refused) {
-      if (typeof n.refused === "string") return [T.refusedButton(n.refused.toUpperCase(), refusalWhy(n)), "refused"];
-      return [T.refused(refusalWhy(n)), "refused"];
-    }
-    if (n.started) return [T.newStarted(n.started.players, n.started.variant), "new"];
-    if (n.menu) {
-      if (n.menu === "closed") return [T.menuClosed, "menu"];
-      lastMenu = n.menu;
-      return [T.menuLine(n.menu), "menu"];
-    }
-    return null;
+    const kind = ((layout && layout.notes) || []).find((k) => k in n);
+    if (kind === "menu" && n.menu !== "closed") lastMenu = n.menu;
+    const word = kind && T.notes[kind];
+    return word ? [word(n, refusalWhy(n)), NOTE_CLASS[kind]] : null;
   }
   if (ev.ev === "undo") return [T.undone(ev.outcome.player, ev.outcome.demand), "undo"];
   if (ev.ev === "fault") return [T.faultLine(ev.what, ev.detail), "fault"];

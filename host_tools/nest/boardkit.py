@@ -1,10 +1,13 @@
-"""Playing the nest firmware on the virtual board, end to end, for the e2e tests and `make drills`.
+"""Playing the nest firmware on the virtual board, end to end: the harness of the e2e tests, the
+fault drills (`make drills`, tools/drills.py) and the fuzzers.
 
-`NestUnderTest` boots the real firmware on a `VirtualBoard`, reads its JSON console lines in order
+`NestUnderTest` plays the real firmware on a `VirtualBoard` running the app (nest.appboard, built
+as `nest web` builds it), reads its JSON console lines in order
 and acts in the simulated world through the control channel (buttons, hands, the pole). Every
 `action` line the board reports is replayed on the host's own copy of the engine
 (`gulo.rules.Game`): the outcome and the `state` line that follows must be exactly what the host
-computes, else `Mismatch` is raised on the spot. Prompts ("put the pole back", "put the eggs back
+computes, else `Mismatch` is raised on the spot, as it is for a note of a kind the shared
+vocabulary (gulo.vocab.NOTES) does not know. Prompts ("put the pole back", "put the eggs back
 into the nest") are answered like a family at the table would, unless `auto` is off.
 
     with booted_nest(tmp_path) as nest:
@@ -20,16 +23,18 @@ import time
 from pathlib import Path
 
 import serial
-from vboard_fixtures import Console, mpremote
 
 from gulo import store, storeread
 from gulo.gamelog import LogError, read_log
 from gulo.rules import NEST_FULL, Game
+from gulo.vocab import BUTTON_PIN_NAMES
+from gulo.vocab import BUTTONS as BUTTON_NAMES
+from nest.appboard import FIRMWARE, Console, prepare_flash, start_app_board, write_file
 from nest.vboard import VirtualBoard
+from nest.words import note_kind
 
-ROOT = Path(__file__).resolve().parent.parent
-FIRMWARE = ROOT / "firmware"
-BUTTONS = {"reveal": "REVEAL", "G": "GREEN", "Y": "YELLOW", "R": "RED", "B": "BLUE", "menu": "MENU"}
+# A button by the firmware's name -> its name on the virtual board's control channel.
+BUTTONS = dict(zip(BUTTON_NAMES, BUTTON_PIN_NAMES, strict=True))
 EGGS_BACK = "put the eggs back into the nest"
 POLE_BACK = "put the pole back"
 
@@ -42,13 +47,10 @@ class Rebooted(Exception):
     """The firmware said "ready" again (a power cut, a reset, the watchdog) while we played."""
 
 
-def install_firmware(flash_dir):
-    """Put the firmware package (not main.py: a board with main.py on flash would run it before the
-    launcher sees the REPL) into a virtual board's flash folder."""
-    dest = Path(flash_dir) / "gulo"
-    dest.mkdir(parents=True, exist_ok=True)
-    for src in (FIRMWARE / "gulo").glob("*.py"):
-        shutil.copyfile(src, dest / src.name)
+# The firmware package (not main.py: a board with main.py on flash would run it before the
+# launcher sees the REPL) into a virtual board's flash folder: nest.appboard's, under the name the
+# harness has always given it.
+install_firmware = prepare_flash
 
 
 def outcome_without_time(outcome):
@@ -138,6 +140,8 @@ class NestUnderTest:
             self.recovered.append(ev["file"])
         elif kind == "note":
             note = ev["note"]
+            if note_kind(note) is None:
+                raise Mismatch(f"a note of a kind gulo.vocab.NOTES does not know: {note}")
             if "phase" in note and note["phase"] in ("pick", "attempt"):
                 self.phase = (note["phase"], note.get("turn"), note.get("demand"))
                 self.prompt = None
@@ -326,13 +330,11 @@ class NestUnderTest:
 def booted_nest(flash_dir, log_path=None, auto=True, **kw):
     """A virtual board with the firmware on its flash and running (main.py), ready to play.
     Unthrottled unless `baud` is given."""
-    install_firmware(flash_dir)
     kw.setdefault("timing", "host")  # the VM's own speed, unless a drill asks for the ESP32's
     kw.setdefault("baud", 0)
-    board = VirtualBoard(flash_dir=flash_dir, log_path=log_path, **kw).start()
+    board = start_app_board(flash_dir, log_path=log_path, **kw)
     nest = None
     try:
-        mpremote(board, "fs", "cp", str(FIRMWARE / "main.py"), ":main.py")
         nest = NestUnderTest(board, auto=auto)
         board.control.reset()
         nest.after_boot()
@@ -341,6 +343,19 @@ def booted_nest(flash_dir, log_path=None, auto=True, **kw):
         if nest is not None:
             nest.close()
         board.stop()
+
+
+def planted_firmware(folder, name, old, new):
+    """A copy of this checkout's firmware/ in `folder` with one planted fault: `old`, found exactly
+    once in gulo/`name`, replaced by `new`; boot it with booted_nest(..., firmware=folder). For the
+    checks that must fail on a firmware that does the wrong thing."""
+    folder = Path(folder)
+    shutil.copytree(FIRMWARE, folder, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    f = folder / "gulo" / name
+    text = f.read_text()
+    assert text.count(old) == 1, f"gulo/{name} no longer has the line to plant the fault in"
+    f.write_text(text.replace(old, new))
+    return folder
 
 
 def staged_log(game_actions, players, variant, seed):
@@ -364,7 +379,7 @@ def stage_game(nest, tmp_dir, actions, players, variant, seed):
     if nest.ctl.world()["nest"] != NEST_FULL:
         back = nest.ctl.pour_back()   # the nest full while the board boots
         time.sleep((back["until_ms"] - back["t_ms"]) / 1000 + 0.5)
-    mpremote(nest.board, "fs", "cp", str(path), ":/data/game.log")
+    write_file(nest.board, "/data/game.log", path.read_bytes())
     nest.open()
     nest.ctl.reset()
     ready = nest.after_boot()
