@@ -66,6 +66,12 @@ _T_HOLD = const(400)   # ms: calm at one level for longer than this may be a hel
 # half-lifted, still (tremor lost in the sensor's noise), for up to 0.5 s, and that partial
 # weight can be any lighter colour's. Only a level calm for longer than such a hold is an egg.
 _T_STILL = const(520)
+# The wait counts from when the window's mean arrived at the level, if that is earlier than when
+# the bowl fell quiet: a hold's level is there from the moment the hand stops lifting, so a level
+# the mean has kept for _T_STILL ms (a ring-down about it averages out over the window) was no
+# hold. The mean "keeps" a level while it stays within _NEAR centigrams + 1 sigma of where it
+# arrived; "arrived" is the window's last sample then (its first may still be on the lift's ramp).
+_NEAR = const(30)
 _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
 _N_INIT = const(24)    # the start's sample count stops here (an ever-growing int would allocate)
 _N_MIN = const(8)      # samples and ...
@@ -134,6 +140,8 @@ class Weigher:
         self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
         self._cand16 = 0
         self._cand_t = 0
+        self._near16 = 0       # where the window's mean arrived, and when (_NEAR):
+        self._t_near = -1      # -1 while not BUSY
         self._x1 = 0
         self._x2 = 0
         self._mad16 = 0        # median |dx| between raw samples, in 1/16 cg
@@ -341,6 +349,12 @@ class Weigher:
                 self._pole_level = self._pole_now
                 self._state = _IDLE
             return None
+        # where the mean is, and since when: the window's last sample when the mean arrived (its
+        # first could still be on the lift's ramp, before the hold began)
+        d = mean16 - self._near16
+        if self._t_near < 0 or d > _NEAR * _S + sig or d < -_NEAR * _S - sig:
+            self._near16 = mean16
+            self._t_near = t_ms
         if quiet:
             if self._t_q < 0:
                 tq = (t_ms - (w - 1) * self._per16 // _S) & _WRAP
@@ -457,6 +471,7 @@ class Weigher:
         self._pole_level = self._pole_now
         self._state = _IDLE
         self._t_q = -1
+        self._t_near = -1
         self.busy_since = -1
 
     def _judge(self, t_ms, mean16, k):
@@ -499,14 +514,18 @@ class Weigher:
                     best = c
                     best_m = m
                     bi = j
-            if best is not None and best_m + tol < self._cols[-1][0] and k < _T_STILL:
+            # how long the mean has been at this level: at least the quiet time
+            kn = ((t_ms - self._t_near + _HALF) & _WRAP) - _HALF
+            if kn < k:
+                kn = k
+            if best is not None and best_m + tol < self._cols[-1][0] and kn < _T_STILL:
                 # could still be a heavier egg held half-lifted. Remember it: if what ends this
                 # calm is a new hand pressing down (a hold ends by lifting more), it was an egg.
                 if err < acc and self._cand < 0:
                     self._cand = bi
                     self._cand16 = mean16
                     self._cand_t = self._t_q
-                self._k_next = _T_STILL   # nothing to say about it before (a quiet level moves little)
+                self._k_next = k + _T_STILL - kn   # nothing to say before (a quiet level moves little)
                 return None
             if best is not None and ((err < acc and quick) or sure):
                 self._settle(t_ms, mean16)
@@ -520,7 +539,7 @@ class Weigher:
         d_full = self._full_expected() - mean16
         was_out = self.out > 0 or self._level16 < self._full_expected() - tol
         if -tol < d_full < tol:
-            if (-acc < d_full < acc and quick) or sure:
+            if -acc < d_full < acc or sure:
                 self._settle(t_ms, mean16)
                 self._full16 = mean16 if self._pole_now else mean16 + self._pole16
                 self.out = 0
@@ -529,16 +548,19 @@ class Weigher:
                     return {"t_ms": t_ms, "full": True}
             return None
         was_out = self.out > 0 or self._level16 < self._full_expected() - tol
-        if was_out and d_full <= -tol and k >= _T_ADD and -d_full < self._two:
-            # eggs came back and it is heavier than the full nest, by less than two eggs:
-            # every egg is back, and the rest is drift
+        if was_out and d_full <= -tol and k >= _T_LONG and -d_full < self._two:
+            # eggs came back and it is heavier than the full nest, by less than two eggs, for
+            # 3 s: every egg is back, and the rest is drift (not sooner: a hand resting on the
+            # rim after a pour-back weighs that much, and at 10 SPS its tremor does not show)
             self._settle(t_ms, mean16)
             self._full16 = mean16 if self._pole_now else mean16 + self._pole16
             self.out = 0
             self.events += 1
             return {"t_ms": t_ms, "full": True}
-        if k >= _T_LONG or (k >= _T_ADD and -delta > self._cols[0][0] - tol and d_full > 0):
-            # some eggs back but not all of them (or a re-zero after a long calm)
+        if k >= _T_LONG or (k >= _T_ADD and -delta >= self._two and d_full > 0):
+            # some eggs back but not all of them (or a re-zero after a long calm). Less than two
+            # eggs' weight added waits the long calm: a hand resting on the eggs weighs that much,
+            # and at 10 SPS the HX711's 100 ms average takes its 8-12 Hz tremor out altogether
             back = (-delta + self._cols[0][0] // 2) // self._cols[(len(self._cols) - 1) // 2][0]
             self.out = self.out - back if self.out > back else 0
             self._settle(t_ms, mean16)
