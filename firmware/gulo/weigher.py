@@ -58,7 +58,7 @@ _QMIN = const(16)      # cg: on a very quiet cell, a bowl ringing this little is
 # window (at 80 SPS the old counts: 5, 20, 48 and 240 quiet windows of 8 samples).
 _T_K = const(135)      # ms quiet before a level is a candidate
 _T_DOUBT = const(325)  # ms quiet for a level between two colours
-_T_ADD = const(675)    # ms quiet before weight added that is not a full nest is accepted
+_T_ADD = const(675)    # ms quiet before two eggs or more added, not all, are accepted (eggs back)
 _T_LONG = const(3000)  # ms quiet after which any level is accepted as the new rest
 _FAR = const(250)      # cg: a sample this far from the window's mean is still moving
 _T_HOLD = const(400)   # ms: calm at one level for longer than this may be a held egg
