@@ -42,12 +42,13 @@ def _stat(ts, gs, a, b, noise_g):
     return float(np.sum(r * r) / (len(x) - 2) / noise_g ** 2)
 
 
-def still_vs_gone(seeds, setting):
+def still_vs_gone(seeds, setting, **over):
     """-> (held, gone, tremor ratio of the held): the statistic for each still hold of at least
-    HOLD_MS and for each calm after a hand left, and each held one's tremor rms / noise rms."""
+    HOLD_MS and for each calm after a hand left, and each held one's tremor rms / noise rms.
+    `over`: physics-model parameters held fixed (nest.physmodel.RANGES keys)."""
     held, gone, ratio = [], [], []
     for seed in seeds:
-        tr = physmodel.session(seed, setting=setting)
+        tr = physmodel.session(seed, setting=setting, **over)
         ts = np.array([s[0] for s in tr.samples])
         gs = np.array([s[1] for s in tr.samples])
         outs = sorted((e for e in tr.truth if e["what"] == "out"), key=lambda e: e["t_ms"])
