@@ -13,7 +13,8 @@ BEFORE = "9a4e8c7"   # a hand resting learned after 675 ms; `full` waited out a 
 
 
 def _rate_tests():
-    spec = importlib.util.spec_from_file_location("weigher_rate_cases", ROOT / "firmware/tests/test_weigher_rate.py")
+    path = ROOT / "firmware/tests/test_weigher_rate.py"
+    spec = importlib.util.spec_from_file_location("weigher_rate_cases", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

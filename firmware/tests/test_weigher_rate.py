@@ -165,7 +165,8 @@ def _ring_case(rate, ring_g, hz, tau_ms, seed=1):
     into the gap) and ringing down. Returns (events, t the hand left)."""
     gone = 1500 + 150 + 100
     takes = [(1500, 14.0, 1.0, 0)]
-    return _run(Weigher(), _samples(rate, takes, gone + 2500, seed, ring=(gone - 20, ring_g, hz, tau_ms))), gone
+    s = _samples(rate, takes, gone + 2500, seed, ring=(gone - 20, ring_g, hz, tau_ms))
+    return _run(Weigher(), s), gone
 
 
 _RINGS = ((3.0, 20, 150), (4.0, 25, 200), (2.0, 40, 300))   # grams, Hz, decay ms (zeta 0.01-0.05)
@@ -251,7 +252,8 @@ def _back_after_ring_case(weigher, rate=90, seed=8):
     """A yellow egg taken, then put back into a bowl that rings for a second (4 g, 20 Hz, decay
     300 ms). Returns (events, t the egg was back)."""
     back = 4000 + 60
-    s = _samples(rate, [(1500, 14.0, 1.0, 0)], 7000, seed, adds=[(4000, 14.0, None)], ring=(4030, 4.0, 20, 300))
+    s = _samples(rate, [(1500, 14.0, 1.0, 0)], 7000, seed, adds=[(4000, 14.0, None)],
+                 ring=(4030, 4.0, 20, 300))
     return _run(weigher, s), back
 
 

@@ -52,7 +52,7 @@ def still_vs_gone(seeds, setting, **over):
         ts = np.array([s[0] for s in tr.samples])
         gs = np.array([s[1] for s in tr.samples])
         outs = sorted((e for e in tr.truth if e["what"] == "out"), key=lambda e: e["t_ms"])
-        for i, e in enumerate(outs):
+        for e in outs:
             if e.get("cause") != "take":
                 continue
             if e["hand"] == "still" and e["hold_ms"] >= HOLD_MS:
@@ -130,7 +130,8 @@ def _plot(res, curves, out):
     for ax, setting in zip(axes[:2], (80, 10)):
         held, gone, _ = res[setting]
         bins = np.logspace(-1, 3, 50)
-        ax.hist(gone, bins=bins, alpha=0.6, label=f"hand gone, 100-350 ms after ({len(gone)})", color="tab:blue")
+        ax.hist(gone, bins=bins, alpha=0.6, label=f"hand gone, 100-350 ms after ({len(gone)})",
+                color="tab:blue")
         ax.hist(held, bins=bins, alpha=0.6, label=f"egg held still, last {HOLD_MS} ms ({len(held)})",
                 color="tab:red")
         ax.axvline(1.0, color="k", lw=0.8, ls=":")
@@ -141,7 +142,8 @@ def _plot(res, curves, out):
     ax = axes[2]
     for setting, mk in ((80, "o-"), (10, "s--")):
         ws = [w for w, _ in curves[setting]]
-        ax.plot(ws, [s["median_ms"] for _, s in curves[setting]], mk, label=f"{setting} SPS: median latency ms")
+        ax.plot(ws, [s["median_ms"] for _, s in curves[setting]], mk,
+                label=f"{setting} SPS: median latency ms")
         ax.plot(ws, [10 * s["early"] for _, s in curves[setting]], mk, alpha=0.5,
                 label=f"{setting} SPS: early verdicts x 10")
     ax.axhline(250, color="tab:green", lw=0.8, ls=":")
