@@ -28,9 +28,10 @@
 #    reed changed) must be one egg's mass, two eggs' or more, or all eggs back. A level between
 #    two colours waits longer, and so does any level the signal has sat at, still moving, for a
 #    while (an egg held half-lifted, calm only in a lull of its tremor); weight added that is not
-#    the full nest waits longer still (a hand resting still); anything else is accepted silently
-#    after 3 s of calm (a re-zero), never reported as an egg. One egg lighter than the heaviest
-#    colour waits out a still hold (_T_STILL), unless a new hand pressing on the eggs ends it.
+#    the full nest waits longer still (a hand resting still: 3 s unless it is two eggs or more);
+#    anything else is accepted silently after 3 s of calm (a re-zero), never reported as an egg.
+#    One egg lighter than the heaviest colour waits out a still hold (_T_STILL, counted from when
+#    the window's mean reached the level), unless a new hand pressing on the eggs ends it.
 
 try:
     from micropython import const
