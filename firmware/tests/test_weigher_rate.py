@@ -76,6 +76,19 @@ def _samples(rate, takes, end_ms, seed=1, noise_g=0.04, ring=None, adds=()):
     return out
 
 
+def _with_constant(name, value, check):
+    """Run check() with one of gulo.weigher's constants changed (a planted fault; CPython only:
+    MicroPython folds the constants into the code)."""
+    import gulo.weigher as wmod
+
+    saved = getattr(wmod, name)
+    setattr(wmod, name, value)
+    try:
+        return check()
+    finally:
+        setattr(wmod, name, saved)
+
+
 def _run(w, samples):
     events = []
     for t, g in samples:
@@ -111,19 +124,16 @@ def test_the_hold_check_fails_without_the_wait():
     # the constant into the code). The same check must then see an early, wrong verdict.
     if sys.implementation.name != "cpython":
         return
-    import gulo.weigher as wmod
 
-    saved = wmod._T_STILL
-    wmod._T_STILL = 0
-    try:
-        early = 0
+    def early():
+        n = 0
         for hold in (250, 400, 500):
             for i, frac in enumerate(_FRACS):
                 events, gone = _hold_case(90, frac, hold, seed=hold + i)
-                early += bool(events) and events[0]["t_ms"] < gone
-        assert early > 0
-    finally:
-        wmod._T_STILL = saved
+                n += bool(events) and events[0]["t_ms"] < gone
+        return n
+
+    assert _with_constant("_T_STILL", 0, early) > 0
 
 
 def test_each_colour_at_both_settings_and_the_whole_range_of_rates():
@@ -188,18 +198,15 @@ def test_the_ring_check_fails_when_the_wait_counts_from_the_calm():
     # then gives a verdict later than the check allows.
     if sys.implementation.name != "cpython":
         return
-    import gulo.weigher as wmod
 
-    saved = wmod._NEAR
-    wmod._NEAR = -1000000
-    try:
-        late = 0
+    def late():
+        n = 0
         for hz_ring in _RINGS:
             events, gone = _ring_case(90, *hz_ring)
-            late += events[0]["t_ms"] - gone > 780
-        assert late == len(_RINGS)
-    finally:
-        wmod._NEAR = saved
+            n += events[0]["t_ms"] - gone > 780
+        return n
+
+    assert _with_constant("_NEAR", -1000000, late) == len(_RINGS)
 
 
 def test_a_still_hold_in_a_ringing_bowl_never_gives_an_early_verdict():
@@ -237,15 +244,8 @@ def test_the_resting_hand_check_fails_when_the_hand_is_learned():
     # The planted fault (CPython only): any level accepted after 675 ms of calm
     if sys.implementation.name != "cpython":
         return
-    import gulo.weigher as wmod
-
-    saved = wmod._T_LONG
-    wmod._T_LONG = 675
-    try:
-        events = _resting_hand_case(Weigher(), 90)
-        assert [e.get("colour") for e in events] == ["Y", "R", "G"], events
-    finally:
-        wmod._T_LONG = saved
+    events = _with_constant("_T_LONG", 675, lambda: _resting_hand_case(Weigher(), 90))
+    assert [e.get("colour") for e in events] == ["Y", "R", "G"], events
 
 
 def _back_after_ring_case(weigher, rate=90, seed=8):
