@@ -3,7 +3,9 @@
     from nest.physmodel import session
     trace = session(seed, setting=80)      # or setting=10; keyword overrides for sweeps
     trace.samples   [(t_ms, grams, pole_seated), ...] as the ESP32 would timestamp them
-    trace.truth     ground truth in the format nest.weighscore reads (same as nest.world's)
+    trace.truth     ground truth in the format nest.weighscore reads (same as nest.world's; a take
+                    also has t_hold, t_lift and tremor_g: its hold's start, the lift-off, the hand's
+                    tremor rms in grams, for nest.stilllimit)
     trace.masses    what a calibration would store (each colour's mean egg mass), trace.pole_g
 
 It is independent of nest.world / nest.tracegen (the model the weigher was first tuned on): other
