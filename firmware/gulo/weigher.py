@@ -73,6 +73,12 @@ _T_STILL = const(520)
 # hold. The mean "keeps" a level while it stays within _NEAR centigrams + 1 sigma of where it
 # arrived; "arrived" is the window's last sample then (its first may still be on the lift's ramp).
 _NEAR = const(30)
+# And no later than one conversion before the calm: the HX711 converts back to back, each sample
+# the load over the conversion before its DOUT edge (the datasheet's 10 SPS supply rejection is
+# that average; its settling time is 4 conversions, which only makes it longer), so the first
+# quiet sample says the level was there a conversion earlier, less _T_CONV ms of a ramp's tail.
+# That is 80-90 ms at 10 SPS; at 80 SPS (11 ms) nothing.
+_T_CONV = const(20)
 _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
 _N_INIT = const(24)    # the start's sample count stops here (an ever-growing int would allocate)
 _N_MIN = const(8)      # samples and ...
@@ -515,8 +521,12 @@ class Weigher:
                     best = c
                     best_m = m
                     bi = j
-            # how long the mean has been at this level: at least the quiet time
+            # how long the level has been there: since the mean arrived, or since the conversion
+            # before the calm began, whichever is earlier
             kn = ((t_ms - self._t_near + _HALF) & _WRAP) - _HALF
+            kc = k + self._per16 // _S - _T_CONV
+            if kn < kc:
+                kn = kc
             if kn < k:
                 kn = k
             if best is not None and best_m + tol < self._cols[-1][0] and kn < _T_STILL:

@@ -263,3 +263,36 @@ def test_eggs_back_after_a_long_ring_are_full_without_a_held_wait():
     events, back = _back_after_ring_case(Weigher())
     assert [("full" if "full" in e else e.get("colour")) for e in events] == ["Y", "full"], events
     assert events[1]["t_ms"] - back <= 900, events
+
+
+def _lighter_eggs_at_10_sps():
+    """Latency (ms after the hand left) of a yellow, a green and a red egg lifted straight out at 11/s."""
+    lat = []
+    for i, egg in enumerate((14.0, 10.0, 16.0)):
+        events = _run(Weigher(), _samples(11, [(1500, egg, 1.0, 0)], 5000, seed=i + 3))
+        lat.append(events[0]["t_ms"] - 1750)
+    return lat
+
+
+def test_at_10_sps_the_still_wait_counts_from_the_conversion_before_the_calm():
+    # each 10 SPS sample is the load over the 90 ms before it: the first quiet sample says the
+    # level was there a conversion earlier, and the wait for a still hold counts from then
+    assert all(0 < x <= 560 for x in _lighter_eggs_at_10_sps()), _lighter_eggs_at_10_sps()
+
+
+def test_the_conversion_check_fails_without_it_and_the_hold_check_when_it_reaches_too_far():
+    # Planted faults (CPython only): the correction taken out (the verdicts 90 ms later than the
+    # check allows), and a correction of a whole second (the still-hold check sees early verdicts)
+    if sys.implementation.name != "cpython":
+        return
+    assert min(_with_constant("_T_CONV", 1000, _lighter_eggs_at_10_sps)) > 560
+
+    def early():
+        n = 0
+        for hold in (250, 400, 500):
+            for i, frac in enumerate(_FRACS):
+                events, gone = _hold_case(11, frac, hold, seed=hold + i)
+                n += events[0]["t_ms"] < gone
+        return n
+
+    assert _with_constant("_T_CONV", -1000, early) > 0
