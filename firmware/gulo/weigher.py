@@ -74,10 +74,10 @@ _T_STILL = const(520)
 # arrived; "arrived" is the window's last sample then (its first may still be on the lift's ramp).
 _NEAR = const(30)
 # And no later than one conversion before the calm: the HX711 converts back to back, each sample
-# the load over the conversion before its DOUT edge (the datasheet's 10 SPS supply rejection is
-# that average; its settling time is 4 conversions, which only makes it longer), so the first
-# quiet sample says the level was there a conversion earlier, less _T_CONV ms of a ramp's tail.
-# That is 80-90 ms at 10 SPS; at 80 SPS (11 ms) nothing.
+# the load over the conversion before its DOUT edge (the datasheet's 50/60 Hz rejection at 10 SPS
+# is that average; should a load step take its 4-conversion settling time, the level was there
+# longer still), so the first quiet sample says the level was there a conversion earlier, less
+# _T_CONV ms for a ramp's tail. That is 70-80 ms at 10 SPS; at 80 SPS (11 ms) nothing.
 _T_CONV = const(20)
 _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
 _N_INIT = const(24)    # the start's sample count stops here (an ever-growing int would allocate)
