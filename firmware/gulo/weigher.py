@@ -28,9 +28,10 @@
 #    reed changed) must be one egg's mass, two eggs' or more, or all eggs back. A level between
 #    two colours waits longer, and so does any level the signal has sat at, still moving, for a
 #    while (an egg held half-lifted, calm only in a lull of its tremor); weight added that is not
-#    the full nest waits longer still (a hand resting still); anything else is accepted silently
-#    after 3 s of calm (a re-zero), never reported as an egg. One egg lighter than the heaviest
-#    colour waits out a still hold (_T_STILL), unless a new hand pressing on the eggs ends it.
+#    the full nest waits longer still (a hand resting still: 3 s unless it is two eggs or more);
+#    anything else is accepted silently after 3 s of calm (a re-zero), never reported as an egg.
+#    One egg lighter than the heaviest colour waits out a still hold (_T_STILL, counted from when
+#    the window's mean reached the level), unless a new hand pressing on the eggs ends it.
 
 try:
     from micropython import const
@@ -58,7 +59,7 @@ _QMIN = const(16)      # cg: on a very quiet cell, a bowl ringing this little is
 # window (at 80 SPS the old counts: 5, 20, 48 and 240 quiet windows of 8 samples).
 _T_K = const(135)      # ms quiet before a level is a candidate
 _T_DOUBT = const(325)  # ms quiet for a level between two colours
-_T_ADD = const(675)    # ms quiet before weight added that is not a full nest is accepted
+_T_ADD = const(675)    # ms quiet before two eggs or more added, not all, are accepted (eggs back)
 _T_LONG = const(3000)  # ms quiet after which any level is accepted as the new rest
 _FAR = const(250)      # cg: a sample this far from the window's mean is still moving
 _T_HOLD = const(400)   # ms: calm at one level for longer than this may be a held egg
@@ -66,6 +67,18 @@ _T_HOLD = const(400)   # ms: calm at one level for longer than this may be a hel
 # half-lifted, still (tremor lost in the sensor's noise), for up to 0.5 s, and that partial
 # weight can be any lighter colour's. Only a level calm for longer than such a hold is an egg.
 _T_STILL = const(520)
+# The wait counts from when the window's mean arrived at the level, if that is earlier than when
+# the bowl fell quiet: a hold's level is there from the moment the hand stops lifting, so a level
+# the mean has kept for _T_STILL ms (a ring-down about it averages out over the window) was no
+# hold. The mean "keeps" a level while it stays within _NEAR centigrams + 1 sigma of where it
+# arrived; "arrived" is the window's last sample then (its first may still be on the lift's ramp).
+_NEAR = const(30)
+# And no later than one conversion before the calm: the HX711 converts back to back, each sample
+# the load over the conversion before its DOUT edge (the datasheet's 50/60 Hz rejection at 10 SPS
+# is that average; should a load step take its 4-conversion settling time, the level was there
+# longer still), so the first quiet sample says the level was there a conversion earlier, less
+# _T_CONV ms for a ramp's tail. That is 70-80 ms at 10 SPS; at 80 SPS (11 ms) nothing.
+_T_CONV = const(20)
 _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
 _N_INIT = const(24)    # the start's sample count stops here (an ever-growing int would allocate)
 _N_MIN = const(8)      # samples and ...
@@ -134,6 +147,8 @@ class Weigher:
         self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
         self._cand16 = 0
         self._cand_t = 0
+        self._near16 = 0       # where the window's mean arrived, and when (_NEAR):
+        self._t_near = -1      # -1 while not BUSY
         self._x1 = 0
         self._x2 = 0
         self._mad16 = 0        # median |dx| between raw samples, in 1/16 cg
@@ -341,6 +356,12 @@ class Weigher:
                 self._pole_level = self._pole_now
                 self._state = _IDLE
             return None
+        # where the mean is, and since when: the window's last sample when the mean arrived (its
+        # first could still be on the lift's ramp, before the hold began)
+        d = mean16 - self._near16
+        if self._t_near < 0 or d > _NEAR * _S + sig or d < -_NEAR * _S - sig:
+            self._near16 = mean16
+            self._t_near = t_ms
         if quiet:
             if self._t_q < 0:
                 tq = (t_ms - (w - 1) * self._per16 // _S) & _WRAP
@@ -457,6 +478,7 @@ class Weigher:
         self._pole_level = self._pole_now
         self._state = _IDLE
         self._t_q = -1
+        self._t_near = -1
         self.busy_since = -1
 
     def _judge(self, t_ms, mean16, k):
@@ -499,14 +521,22 @@ class Weigher:
                     best = c
                     best_m = m
                     bi = j
-            if best is not None and best_m + tol < self._cols[-1][0] and k < _T_STILL:
+            # how long the level has been there: since the mean arrived, or since the conversion
+            # before the calm began, whichever is earlier
+            kn = ((t_ms - self._t_near + _HALF) & _WRAP) - _HALF
+            kc = k + self._per16 // _S - _T_CONV
+            if kn < kc:
+                kn = kc
+            if kn < k:
+                kn = k
+            if best is not None and best_m + tol < self._cols[-1][0] and kn < _T_STILL:
                 # could still be a heavier egg held half-lifted. Remember it: if what ends this
                 # calm is a new hand pressing down (a hold ends by lifting more), it was an egg.
                 if err < acc and self._cand < 0:
                     self._cand = bi
                     self._cand16 = mean16
                     self._cand_t = self._t_q
-                self._k_next = _T_STILL   # nothing to say about it before (a quiet level moves little)
+                self._k_next = k + _T_STILL - kn   # nothing to say before (a quiet level moves little)
                 return None
             if best is not None and ((err < acc and quick) or sure):
                 self._settle(t_ms, mean16)
@@ -520,7 +550,7 @@ class Weigher:
         d_full = self._full_expected() - mean16
         was_out = self.out > 0 or self._level16 < self._full_expected() - tol
         if -tol < d_full < tol:
-            if (-acc < d_full < acc and quick) or sure:
+            if -acc < d_full < acc or sure:
                 self._settle(t_ms, mean16)
                 self._full16 = mean16 if self._pole_now else mean16 + self._pole16
                 self.out = 0
@@ -529,16 +559,19 @@ class Weigher:
                     return {"t_ms": t_ms, "full": True}
             return None
         was_out = self.out > 0 or self._level16 < self._full_expected() - tol
-        if was_out and d_full <= -tol and k >= _T_ADD and -d_full < self._two:
-            # eggs came back and it is heavier than the full nest, by less than two eggs:
-            # every egg is back, and the rest is drift
+        if was_out and d_full <= -tol and k >= _T_LONG and -d_full < self._two:
+            # eggs came back and it is heavier than the full nest, by less than two eggs, for
+            # 3 s: every egg is back, and the rest is drift (not sooner: a hand resting on the
+            # rim after a pour-back weighs that much, and at 10 SPS its tremor does not show)
             self._settle(t_ms, mean16)
             self._full16 = mean16 if self._pole_now else mean16 + self._pole16
             self.out = 0
             self.events += 1
             return {"t_ms": t_ms, "full": True}
-        if k >= _T_LONG or (k >= _T_ADD and -delta > self._cols[0][0] - tol and d_full > 0):
-            # some eggs back but not all of them (or a re-zero after a long calm)
+        if k >= _T_LONG or (k >= _T_ADD and -delta >= self._two and d_full > 0):
+            # some eggs back but not all of them (or a re-zero after a long calm). Less than two
+            # eggs' weight added waits the long calm: a hand resting on the eggs weighs that much,
+            # and at 10 SPS the HX711's 100 ms average takes its 8-12 Hz tremor out altogether
             back = (-delta + self._cols[0][0] // 2) // self._cols[(len(self._cols) - 1) // 2][0]
             self.out = self.out - back if self.out > back else 0
             self._settle(t_ms, mean16)

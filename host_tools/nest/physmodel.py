@@ -3,7 +3,9 @@
     from nest.physmodel import session
     trace = session(seed, setting=80)      # or setting=10; keyword overrides for sweeps
     trace.samples   [(t_ms, grams, pole_seated), ...] as the ESP32 would timestamp them
-    trace.truth     ground truth in the format nest.weighscore reads (same as nest.world's)
+    trace.truth     ground truth in the format nest.weighscore reads (same as nest.world's; a take
+                    also has t_hold, t_lift and tremor_g: its hold's start, the lift-off, the hand's
+                    tremor rms in grams, for nest.stilllimit)
     trace.masses    what a calibration would store (each colour's mean egg mass), trace.pole_g
 
 It is independent of nest.world / nest.tracegen (the model the weigher was first tuned on): other
@@ -299,7 +301,8 @@ def _script(rng, p, masses_of, n_turns):
         else:
             acts.append(lambda F, a=t_grip, m=m, d=load: F.step(a, -m, d))
         truth.append({"what": "out", "t_in": t_in, "t_ms": t_gone, "colour": c, "cause": "take",
-                      "hand": kind, "hold_ms": hold})
+                      "hand": kind, "hold_ms": hold, "t_hold": t_grip + load * frac, "t_lift": t_lift,
+                      "tremor_g": p["tremor_floor_g"] + p["tremor_slope"] * press})
         if rng.random() < 0.5:
             # a neighbour egg rolls into the gap the lifted one left: a knock, no weight change
             tk = t_lift + float(rng.uniform(0, 300))
@@ -398,7 +401,7 @@ def session(seed, setting=80, turns=None, **over):
             out.append(s)
             last = s[0]
     for e in truth:
-        for k in ("t_ms", "t_in", "t_end", "t_leave"):
+        for k in ("t_ms", "t_in", "t_end", "t_leave", "t_hold", "t_lift"):
             if k in e:
                 e[k] = int(round(e[k]))
     return Trace(seed, setting, p, calib, p["pole_g"], truth, out, masses_of)

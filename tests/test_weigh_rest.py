@@ -1,0 +1,43 @@
+"""Planted faults for the weigher's rest rules that a constant cannot plant: the weigher before
+issue 13's second round (9a4e8c7, from git) must fail the checks that the shipped one passes
+(firmware/tests/test_weigher_rate.py)."""
+
+import importlib.util
+import subprocess
+from pathlib import Path
+
+from nest.weigh import load_weigher
+
+ROOT = Path(__file__).resolve().parent.parent
+BEFORE = "9a4e8c7"   # a hand resting learned after 675 ms; `full` waited out a held egg
+
+
+def _rate_tests():
+    path = ROOT / "firmware/tests/test_weigher_rate.py"
+    spec = importlib.util.spec_from_file_location("weigher_rate_cases", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _before(tmp_path):
+    src = subprocess.run(["git", "show", f"{BEFORE}:firmware/gulo/weigher.py"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    p = tmp_path / "weigher_before.py"
+    p.write_text(src)
+    return load_weigher(p)
+
+
+def test_the_weigher_before_learned_a_resting_hand(tmp_path):
+    cases = _rate_tests()
+    Old = _before(tmp_path)
+    for rate in (11, 90):
+        events = cases._resting_hand_case(Old(), rate)
+        assert [e.get("colour") for e in events] == ["Y", "R", "G"], (rate, events)
+
+
+def test_the_weigher_before_waited_out_a_held_egg_for_full(tmp_path):
+    cases = _rate_tests()
+    events, back = cases._back_after_ring_case(_before(tmp_path)())
+    assert [("full" if "full" in e else e.get("colour")) for e in events] == ["Y", "full"], events
+    assert events[1]["t_ms"] - back > 900, events
