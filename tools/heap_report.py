@@ -36,7 +36,7 @@ from nest.vboard import VirtualBoard  # noqa: E402
 # calibration are forgotten again after use on the board).
 MODULES = ("board", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
            "store", "gamestore", "hardware", "app",
-           "wiring", "storeread", "boot", "prng", "rulebook", "gamelog", "newgame", "menu", "archive",
+           "wiring", "boot", "prng", "rulebook", "gamelog", "newgame", "menu",
            "console", "commands", "calibration")
 BOOT, MEASURE = HEAP_BOOT, HEAP_MEASURE  # the heap test's own measurement
 
@@ -49,7 +49,7 @@ PLAY = """
 nest.start_game(2, "standard", %d, nest.clock.now())
 async def play():
     for _ in range(150):
-        if len(nest.store.lines) > 2 * %d and nest.flow.phase == "pick":
+        if nest.store.actions > 2 * %d and nest.flow.phase == "pick":
             break
         await asyncio.sleep_ms(100)
 asyncio.run(play())

@@ -41,6 +41,10 @@ if TYPE_CHECKING:
     from gulo.turnflow import TurnFlow
 
 _WDT_MS = const(8000)
+# The writer waits at most this long (ms) for the lights and the buzzer to show an action before
+# it writes the action to flash anyway (the lights redraw in one pass: ~3 ms for 25 LEDs at
+# 30 us each, WS2812B datasheet; the sound task follows its tune every 5 ms).
+_WRITE_WAIT_MS = const(100)
 _MAX_LINE = const(512)  # gulo.console.MAX_LINE: longer input is refused unread
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
 # console polls): the others sleep until there is something to do.
@@ -80,6 +84,8 @@ class Nest:
     redraw: asyncio.Event
     timed: asyncio.Event
     sounding: asyncio.Event
+    writing: asyncio.Event
+    buzzing: int
     flow: "TurnFlow"
     cal: object
 
@@ -94,10 +100,11 @@ class Nest:
             # Forgotten only now (not borrowed): Settings() and GameStore.resume() import
             # gulo.boot by name during the build. Its reader of the files goes with it.
             forget("gulo.boot")
-            forget("gulo.storeread")
         # Settings are written like the game: a full flash is a reported fault, not an exception.
         self.config.writer = self.calib.writer = self.store
         self.storage_shown = None
+        self.writing = asyncio.Event()  # actions queued: the writer puts them on flash
+        self.buzzing = 0                # Hz the buzzer plays now (set by the sound task)
 
     # ---- output ----------------------------------------------------------------------------------
 
@@ -105,24 +112,29 @@ class Nest:
         print(json.dumps(obj))
 
     def handle(self, notes, t_ms):
-        """Carry out what the flow said: persist actions, sound, report."""
+        """Carry out what the flow said: sound, light and report first, then queue the actions for
+        the writer task, which puts them on flash once the siren and the LEDs have run: a flash
+        write (an append, or a block erase on littlefs: 45 ms typ., W25Q32JV tSE) never stands
+        between the pole and the alarm. A power cut loses at most the action in flight."""
         for note in notes:
-            if "action" in note:
-                self.store.record(note["action"], t_ms)
-                self.emit({"ev": "action", "action": note["action"], "outcome": note["outcome"]})
-                self.emit({"ev": "state", "state": self.flow.game.state()})
-                if self.flow.phase == WON:
-                    self.store.finish()
-            elif "new_game" in note:
-                ng = note["new_game"]
-                self.start_game(ng["players"], ng["variant"], None, t_ms)
-            else:
-                self.emit({"ev": "note", "note": note})
             tune = sounds.for_note(note)
             if tune:
                 self.play(tune, t_ms)
         if notes:
             self.changed()
+        for note in notes:
+            if "action" in note:
+                self.emit({"ev": "action", "action": note["action"], "outcome": note["outcome"]})
+                self.emit({"ev": "state", "state": self.flow.game.state()})
+                self.store.record(note["action"], t_ms)
+                if self.flow.phase == WON:
+                    self.store.close()  # archived by the writer after the last line
+                self.writing.set()
+            elif "new_game" in note:
+                ng = note["new_game"]
+                self.start_game(ng["players"], ng["variant"], None, t_ms)
+            else:
+                self.emit({"ev": "note", "note": note})
 
     def changed(self):
         """The flow (or what the LEDs show) may have changed: wake the lights and the ticker."""
@@ -270,6 +282,7 @@ class Nest:
                 else:
                     pwm.duty_u16(0)
                 playing = f
+            self.buzzing = f  # what the writer waits for (the siren before the flash)
             if not f and not self.tune.steps:
                 self.sounding.clear()
                 await self.sounding.wait()  # silent until the next tune
@@ -317,6 +330,23 @@ class Nest:
                 self.line.extend(ch)
         return None
 
+    async def writer(self):
+        # The game log's writer: woken by handle once actions are queued, it first lets every
+        # task that is ready run (the sound and the lights handle just woke), so the flash write
+        # (gulo.gamestore.GameStore.flush) never delays the siren or the LEDs.
+        while True:
+            await self.writing.wait()
+            self.writing.clear()
+            # Until the lights task has drawn the change (it clears `redraw` in the pass that
+            # shows it) and the buzzer plays what the tune says, bounded: a stuck task never
+            # keeps the game off flash for more than _WRITE_WAIT_MS.
+            for _ in range(_WRITE_WAIT_MS):
+                if not self.redraw.is_set() and self.buzzing == self.tune.freq_at(self.clock.now()):
+                    break
+                await asyncio.sleep_ms(1)
+            self.store.flush()
+            self.storage()
+
     async def watchdog(self):
         wdt = machine.WDT(timeout=_WDT_MS)
         self.wdt_started = True
@@ -343,7 +373,7 @@ async def main(nest):
     reed, buttons, hx = asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag()
     borrow("wiring").arm(nest.hw, reed, buttons, hx)  # IRQ handlers that only set these flags
     tasks = [nest.sampler(hx), nest.pole(reed), nest.buttons(buttons), nest.ticker(), nest.lights(),
-             nest.sound(), nest.console(), nest.watchdog()]
+             nest.sound(), nest.console(), nest.writer(), nest.watchdog()]
     await asyncio.gather(*tasks)
 
 

@@ -4,11 +4,9 @@
 # in RAM, and this code never runs twice in a boot (the objects it built stay).
 
 import asyncio
-import json
-import os
 import time
 
-from gulo import sounds, storeread
+from gulo import sounds
 from gulo.gamestore import GameStore, Settings, borrow
 from gulo.hx711 import DEFAULT_COUNTS_PER_G, Scale
 from gulo.ledview import LedView, brightness_cap
@@ -46,8 +44,8 @@ def build(nest, data, hw):
     for p in (problem, nest.config.problem, nest.calib.problem):
         if p:
             nest.emit({"ev": "fault", "what": "storage", "detail": p})
-    for name in nest.store.leftovers:
-        nest.emit({"ev": "recovered", "file": name})
+    for event in nest.store.recovered:
+        nest.emit(event)
     if game is None:
         game = borrow("newgame").deal(nest, nest.config.values["players"], nest.config.values["variant"])
         resumed = False
@@ -56,61 +54,3 @@ def build(nest, data, hw):
     nest.flow = TurnFlow(game, Weigher(nest.calib.values["masses"]))
     nest.cal = None  # gulo.calibration, loaded by the first calibration command (heap)
     nest.emit({"ev": "ready", "resumed": resumed, "state": game.state()})
-
-
-def resume(gs):
-    """GameStore.resume: the game on flash read back through its log (see there)."""
-    try:
-        data = storeread.load(gs.current)
-    except storeread.CorruptFile as e:
-        _set_aside(gs)
-        return None, "game log damaged (%s): kept as game.bad" % e.reason
-    if data is None:
-        return None, None
-    lines = data.decode().split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    # The log's reader (gulo.gamelog) is only needed here, once per boot: it is imported now
-    # and dropped again, so its bytecode (a .mpy sits in RAM) is not kept for the whole game.
-    gamelog = borrow("gamelog")
-    try:
-        game = gamelog.read_log(lines)
-    except gamelog.LogError as e:
-        _set_aside(gs)
-        return None, "game log unreadable (%s): kept as game.bad" % e
-    gs.lines = lines
-    return game, None
-
-
-def _set_aside(gs):
-    bad = gs.folder + "/game.bad"
-    if _exists(bad):
-        os.remove(bad)
-    os.rename(gs.current, bad)
-
-
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
-
-
-def load_settings(path, defaults):
-    """Settings(path, defaults): (values, problem); a damaged file falls back to the defaults."""
-    values = dict(defaults)
-    try:
-        data = storeread.load(path)
-    except storeread.CorruptFile as e:
-        return values, "%s damaged (%s): defaults used" % (path, e.reason)
-    if data is None:
-        return values, None
-    try:
-        saved = json.loads(data)
-    except ValueError:
-        return values, "%s is not JSON: defaults used" % path
-    for k in defaults:
-        if k in saved:
-            values[k] = saved[k]
-    return values, None
