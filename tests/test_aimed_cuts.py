@@ -16,7 +16,8 @@ pytestmark = [pytest.mark.board, pytest.mark.timeout(400)]
 # gulo.store with an append written by two opens (a cut between them leaves half a line on
 # flash, which littlefs never does) and a reader that trusts every line (no seal checked, the torn
 # end kept): later `def`s replace the real ones.
-TORN_AND_TRUSTED = (Path(__file__).resolve().parent.parent / "firmware" / "gulo" / "store.py").read_text() + '''
+STORE = Path(__file__).resolve().parent.parent / "firmware" / "gulo" / "store.py"
+TORN_AND_TRUSTED = STORE.read_text() + '''
 
 def append(path, line):
     data = line.encode() + b"\\n"
