@@ -274,7 +274,8 @@ def test_settings_fall_back_to_defaults_when_damaged():
     s3 = Settings(d + "/config", {"players": 2, "variant": "standard"})
     assert s3.values["players"] == 2 and s3.problem is not None and "damaged" in s3.problem
     store.save(d + "/config", "not json")
-    assert "not JSON" in Settings(d + "/config", {"players": 2}).problem
+    problem = Settings(d + "/config", {"players": 2}).problem
+    assert problem is not None and "not JSON" in problem
 
 
 def test_the_store_module_keeps_no_whole_log_in_ram():
