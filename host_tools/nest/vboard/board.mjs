@@ -317,6 +317,11 @@ function flashHook(name, f) {
         // littlefs commits a file at its close (lfs_file_close: as though sync had been called)
         if (powerless() || cutBefore("close", null)) return MP.EIO;
         cuts.closed(fd);
+        const r = fdResult(flashTimed(f, this, [fd], () => clock.flash.close(fd)));
+        // The commit point of a line appended to the game log (gulo.store.append: no rename):
+        // the --flash folder follows it at once, as it follows a rename (below).
+        if (r === 0) { try { syncFlash(); } catch (e) { /* best effort */ } }
+        return r;
       }
       return fdResult(flashTimed(f, this, [fd], () => clock.flash.close(fd)));
     };
