@@ -326,6 +326,16 @@ def booted_nest(flash_dir, log_path=None, auto=True, **kw):
         board.stop()
 
 
+def boot_planted(nest, planted, target):
+    """Stop the app, put the file `planted` on the board as `target` (a planted fault: e.g.
+    ":gulo/store.py"), boot it."""
+    nest.close()
+    mpremote(nest.board, "fs", "cp", str(planted), target)
+    nest.open()
+    nest.ctl.reset()
+    return nest.after_boot()
+
+
 def staged_log(game_actions, players, variant, seed):
     """The text of a game log after `game_actions` (played on the host's engine), and that game."""
     g = Game.new(players, variant, seed)

@@ -8,8 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from e2e_kit import Mismatch, booted_nest, cut_and_check
-from vboard_fixtures import mpremote
+from e2e_kit import Mismatch, boot_planted, booted_nest, cut_and_check
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(400)]
 
@@ -50,11 +49,7 @@ def test_a_planted_torn_append_read_by_a_trusting_reader_fails_the_check(tmp_pat
     planted = tmp_path / "store.py"
     planted.write_text(TORN_AND_TRUSTED)
     with booted_nest(tmp_path / "flash") as nest:
-        nest.close()
-        mpremote(nest.board, "fs", "cp", str(planted), ":gulo/store.py")
-        nest.open()
-        nest.ctl.reset()
-        nest.after_boot()
+        boot_planted(nest, planted, ":gulo/store.py")
         nest.new(2, "standard", 4)
         nest.play_turn("roll")
         # before the second open of the next append: half a line on flash, trusted at boot

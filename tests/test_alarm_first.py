@@ -9,8 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_kit import booted_nest
-from vboard_fixtures import mpremote
+from e2e_kit import boot_planted, booted_nest
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(300)]
 
@@ -61,10 +60,6 @@ def test_planted_fault_a_write_before_the_siren_fails_the_check(tmp_path):
     planted = tmp_path / "app.py"
     planted.write_text(source.replace(HANDLE_START, WRITE_FIRST, 1))
     with booted_nest(tmp_path / "flash") as nest:
-        nest.close()
-        mpremote(nest.board, "fs", "cp", str(planted), ":gulo/app.py")
-        nest.open()
-        nest.ctl.reset()
-        nest.after_boot()
+        boot_planted(nest, planted, ":gulo/app.py")
         freq, red, _, _ = at_the_first_write_after_the_pole_falls(nest)
     assert freq != SIREN_HZ and red < 19, (freq, red)

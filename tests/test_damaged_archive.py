@@ -6,7 +6,7 @@ and the game goes on (before, CorruptFile left the console task and stopped the 
 from pathlib import Path
 
 import pytest
-from e2e_kit import booted_nest
+from e2e_kit import boot_planted, booted_nest
 from vboard_fixtures import mpremote
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(300)]
@@ -69,10 +69,6 @@ def test_planted_fault_a_log_command_that_lets_the_damage_out_fails_the_check(tm
     planted = tmp_path / "commands.py"
     planted.write_text(source.replace(CATCH, "except ZeroDivisionError as e:", 1))
     with booted_nest(tmp_path / "flash") as nest:
-        nest.close()
-        mpremote(nest.board, "fs", "cp", str(planted), ":gulo/commands.py")
-        nest.open()
-        nest.ctl.reset()
-        nest.after_boot()
+        boot_planted(nest, planted, ":gulo/commands.py")
         ans, stops = damaged_archive_fetched(nest, 30)
     assert ans is None and stops, (ans, stops)

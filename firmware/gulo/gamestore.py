@@ -24,7 +24,6 @@ KEEP_GAMES = 20  # finished games kept on flash; the oldest go first
 _STAGE = "/.nest/stage"
 _JOURNAL = "/.nest/commit.json"
 _ENOSPC = 28  # errno of a full flash (littlefs LFS_ERR_NOSPC = -28, MicroPython's MP_ENOSPC)
-_CHUNK = 512  # bytes per read when a finished game is copied to the archive (no whole-log buffer)
 
 
 def _mkdir(path):
@@ -192,7 +191,7 @@ class GameStore:
         return self._write(store.save, path, data)
 
     def _write(self, how, path, *data):
-        """how(path, *data) (store.save, replace or append), never raising. A full flash (OSError
+        """how(path, *data) (store.save, replace or copy), never raising. A full flash (OSError
         28) does not stop the game: room is made from what the nest owns (_spare) and the write
         tried again; if it still fails, `problem` says so (the app reports a storage fault) and
         the game goes on in RAM. True if the file was written."""
@@ -247,30 +246,12 @@ class GameStore:
         names = self.logs()
         n = int(names[-1].split(".")[0]) + 1 if names else 1
         name = "%04d.jsonl" % n
-        if not self._write(self._copy, self.games + "/" + name):
+        if not self._write(store.copy, self.games + "/" + name, self.current):
             return None  # not archived (the flash full): reported by the app, nothing removed
         self.archived = name
         for old in names[:max(0, len(names) + 1 - KEEP_GAMES)]:
             os.remove(self.games + "/" + old)
         return name
-
-    def _copy(self, path):
-        """The running game's log copied to `path`, atomically, _CHUNK bytes at a time."""
-        tmp = path + store.TMP
-        try:
-            with open(self.current, "rb") as src, open(tmp, "wb") as dst:
-                while True:
-                    chunk = src.read(_CHUNK)
-                    if not chunk:
-                        break
-                    dst.write(chunk)
-        except OSError:
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
-            raise
-        os.rename(tmp, path)
 
     def logs(self):
         """The finished games' file names, oldest first."""

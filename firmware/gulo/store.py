@@ -24,6 +24,7 @@ TMP = ".tmp"
 # without its seal). A fixed-width suffix, so unseal finds it without parsing the JSON.
 _SEAL = ', "crc": "'
 _SEAL_LEN = len(_SEAL) + 8 + 2  # the suffix, its 8 hex digits and the closing '"}'
+_CHUNK = 512  # bytes per read when a file is copied
 
 
 class CorruptFile(ValueError):
@@ -45,13 +46,12 @@ def _sync():
         sync()
 
 
-def replace(path, *chunks):
-    """Store `chunks` (bytes or text) as the whole of `path`, atomically: PATH.tmp, then a rename."""
+def _atomic(path, fill):
+    """Write `path` whole and atomically: fill(f) writes PATH.tmp, which is then renamed over it."""
     tmp = path + TMP
     try:
         with open(tmp, "wb") as f:
-            for chunk in chunks:
-                f.write(chunk.encode() if isinstance(chunk, str) else chunk)
+            fill(f)
     except OSError:
         # A full flash (ENOSPC) fails here: the half-written .tmp would only hold on to the
         # blocks the next try needs. The file at `path` is untouched.
@@ -62,6 +62,27 @@ def replace(path, *chunks):
         raise
     _sync()
     os.rename(tmp, path)
+
+
+def replace(path, *chunks):
+    """Store `chunks` (bytes or text) as the whole of `path`, atomically."""
+    def fill(f):
+        for chunk in chunks:
+            f.write(chunk.encode() if isinstance(chunk, str) else chunk)
+    _atomic(path, fill)
+
+
+def copy(path, src):
+    """The file at `src` copied to `path`, atomically, _CHUNK bytes at a time (no whole-file
+    buffer). The file written comes first, as in every writer here (GameStore._write)."""
+    def fill(f):
+        with open(src, "rb") as s:
+            while True:
+                chunk = s.read(_CHUNK)
+                if not chunk:
+                    break
+                f.write(chunk)
+    _atomic(path, fill)
 
 
 def save(path, data):
