@@ -97,8 +97,7 @@ class Nest:
         try:
             boot.build(self, data, hw)
         finally:
-            # Forgotten only now (not borrowed): Settings() and GameStore.resume() import
-            # gulo.boot by name during the build. Its reader of the files goes with it.
+            # Forgotten only now (not borrowed): it built this Nest.
             forget("gulo.boot")
         # Settings are written like the game: a full flash is a reported fault, not an exception.
         self.config.writer = self.calib.writer = self.store
@@ -331,9 +330,9 @@ class Nest:
         return None
 
     async def writer(self):
-        # The game log's writer: woken by handle once actions are queued, it first lets every
-        # task that is ready run (the sound and the lights handle just woke), so the flash write
-        # (gulo.gamestore.GameStore.flush) never delays the siren or the LEDs.
+        # The game log's writer: woken by handle once actions are queued, it lets the sound and
+        # the lights (which handle woke first) show the action before the flash write
+        # (gulo.gamestore.GameStore.flush), so the write never delays the siren or the LEDs.
         while True:
             await self.writing.wait()
             self.writing.clear()
