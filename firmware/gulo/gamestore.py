@@ -66,6 +66,7 @@ class GameStore:
         self.queue = []        # action lines (JSON text) recorded and not yet on flash
         self.actions = 0       # action lines in the running game's log, queued ones included
         self.torn = False      # an append failed half-way: the next flush rewrites the log whole
+        self.fresh = False     # the set-up line is queued: the next flush writes a new log of the queue
         self.archived = None   # the running game's name under games/ once finished
         self.closing = False   # won: flush archives the game after its last line
         self.problem = None    # a write that failed (the flash full): reported, the game in RAM
@@ -97,11 +98,24 @@ class GameStore:
         if dropped or not store.sealed(self.current):
             # Rewritten whole once (rare), so the next append does not follow the torn piece, or
             # (a log an earlier firmware wrote whole) goes on as sealed lines.
-            self._write(store.replace, self.current, *[store.seal(t) + "\n" for t in lines])
+            if not self._write(store.replace, self.current, *[store.seal(t) + "\n" for t in lines]):
+                self.torn = True  # the flash full: the first flush rewrites it (problem says so)
         if dropped:
             self.recovered.append({"ev": "recovered", "file": "game.log", "detail": dropped})
         self.actions = len(lines) - 1
         return game, None
+
+    def _on_flash(self):
+        """The running game's lines on flash (unsealed), none while its set-up line is queued.
+        CorruptFile if the log was damaged since the boot read it."""
+        if self.fresh:
+            return []
+        lines, _ = store.load_lines(self.current)
+        return lines or []
+
+    def _damaged(self, e):
+        self.problem = "game log damaged in play (%s): the game goes on in RAM" % e.reason
+        return False
 
     def _set_aside(self):
         bad = self.folder + "/game.bad"
@@ -110,16 +124,18 @@ class GameStore:
         os.rename(self.current, bad)
 
     def start(self, game, seed=None):
-        """A new game's log: its set-up line, the whole new file (written once, atomically)."""
+        """A new game's log: its set-up line, the whole new file (written once, atomically; if the
+        flash is full, it stays queued, and the first flush that can writes it with the actions)."""
         setup = setup_record(game)
         if seed is not None:
             setup["setup"]["seed"] = seed
-        self.queue = []
+        self.queue = [json.dumps(setup)]
         self.actions = 0
         self.torn = False
+        self.fresh = True
         self.archived = None
         self.closing = False
-        self._write(store.replace, self.current, store.seal(json.dumps(setup)) + "\n")
+        self.flush()
 
     def record(self, action, t_ms=None):
         """Queue one action's line; `flush` writes it. No flash here: this runs on the alarm's path."""
@@ -135,14 +151,17 @@ class GameStore:
         failed write the lines stay queued (the game in RAM, `problem` says why) and the next
         flush tries again. True once nothing is left to write."""
         while self.queue:
-            if self.torn:
-                # A failed append may have left part of a line: rewrite the log whole, without it
-                # (rare: a full or failing flash), making room if the nest can.
-                lines, _ = store.load_lines(self.current)
-                chunks = [store.seal(t) + "\n" for t in (lines or []) + self.queue]
+            if self.torn or self.fresh:
+                # A new game's log, or one a failed append may have left part of a line in:
+                # written whole (without that part), making room if the nest can.
+                try:
+                    lines = self._on_flash()
+                except CorruptFile as e:
+                    return self._damaged(e)
+                chunks = [store.seal(t) + "\n" for t in lines + self.queue]
                 if not self._write(store.replace, self.current, *chunks):
                     return False
-                self.torn = False
+                self.torn = self.fresh = False
                 self.queue = []
                 break
             try:
@@ -167,13 +186,17 @@ class GameStore:
         log holds no action. A game archived as finished is no longer finished: its copy goes."""
         if self.actions < 1:
             return False
+        self.closing = False  # the last verdict was the win: the game is no longer over
         if not self.flush():
             # Flash failing: the line may still be queued (the game in RAM).
             self.queue.pop()
             self.actions -= 1
             return True
-        lines, _ = store.load_lines(self.current)
-        if not lines or len(lines) < 2:
+        try:
+            lines = self._on_flash()
+        except CorruptFile as e:
+            return self._damaged(e)
+        if len(lines) < 2:
             return False
         if not self._write(store.replace, self.current, *[store.seal(t) + "\n" for t in lines[:-1]]):
             return False
@@ -262,8 +285,8 @@ class GameStore:
         queued lines included); None if there is no such log. CorruptFile if an archived game is
         damaged anywhere: it was written whole, so even a torn last line is damage."""
         if name == "current":
-            lines, _ = store.load_lines(self.current)
-            return None if lines is None else lines + self.queue
+            lines = self._on_flash() + self.queue
+            return lines or None
         if name not in self.logs():
             return None
         path = self.games + "/" + name

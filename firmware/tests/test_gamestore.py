@@ -187,6 +187,38 @@ def test_a_queued_line_survives_a_failed_write_and_goes_out_with_the_next():
     assert problem is None and state_json(game) == state_json(g)
 
 
+def test_a_new_game_on_a_full_flash_waits_in_ram_and_never_follows_the_old_log():
+    d, gs, g = played_store()
+    real = store.replace
+
+    def full(path, *chunks):
+        raise OSError(28, "no space left")
+
+    store.replace = full
+    try:
+        new = game_with("YRGB")
+        gs.start(new, seed=9)
+        assert gs.problem.startswith("flash full: ") and gs.fresh
+        new.apply({"do": "reveal"})
+        gs.record({"do": "reveal"})
+        assert gs.flush() is False
+        assert json.loads(gs.log_lines("current")[0])["setup"]["seed"] == 9  # the new game, in RAM
+        assert len(gs.log_lines("current")) == 2
+    finally:
+        store.replace = real
+    assert gs.flush() is True and gs.problem is None
+    game, problem = GameStore(d).resume()
+    assert problem is None and state_json(game) == state_json(new)
+
+
+def test_an_undo_of_the_winning_verdict_archives_nothing():
+    d, gs, g = played_store()
+    gs.record({"do": "take", "egg": "G"})
+    gs.close()  # the writer has not run yet
+    assert gs.drop_last() is True
+    assert gs.logs() == [] and state_json(GameStore(d).resume()[0]) == state_json(g)
+
+
 # ---- undo ------------------------------------------------------------------------------------------
 
 def test_drop_last_removes_the_last_action():
