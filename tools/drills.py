@@ -76,7 +76,8 @@ def power_cuts_detail(parts):
             f"{tot['in_flight_lost']} cuts lost the action in flight ({tot['put_back']} eggs put back by "
             f"hand); {tot['resumed']} resumed a game, which went on (never "
             f"refilled, never restarted); {tot['reported']} actions reported before the cuts, all found "
-            f"in the resumed logs; {tot['new_games']} games started (the first on each board, then "
+            f"in the resumed logs but the action in flight; {tot['new_games']} games started (the first "
+            f"on each board, then "
             f"after wins); {tot['files']} file reads of /data (every file after every cut, firmware "
             "readers): 0 damaged, 0 storage faults (from the cut on, the boot's own lines included)")
 
@@ -89,7 +90,8 @@ def aimed_cuts_detail(tot, n):
             f"{tot['recovered']} recovered at boot (.tmp files, torn log lines), "
             f"{tot['in_flight_kept']} actions in flight kept, {tot['in_flight_lost']} cuts lost the "
             f"action in flight ({tot['put_back']} eggs put back by hand); {tot['reported']} actions "
-            f"reported before the cuts, all in the resumed logs; {tot['files']} file reads of /data: "
+            f"reported before the cuts, all in the resumed logs but the action in flight; "
+            f"{tot['files']} file reads of /data: "
             f"0 damaged, 0 storage faults; after each cut the nest refilled and a new game dealt "
             f"({tot['new_games']} games; finding 6)")
 
