@@ -153,5 +153,5 @@ def test_the_game_survives_nest_web_killed(tmp_path, sig):
     lines, dropped = store.load_lines(str(flash / "data" / "game.log"))
     assert lines is not None and dropped is None, "no whole game on the flash folder"
     logged = [{k: v for k, v in json.loads(t).items() if k != "t"} for t in lines[1:]]
-    assert logged == actions  # nothing lost: the reveal was saved before it was reported
+    assert logged == actions  # nothing lost: the reveal, appended right after its report, is on the folder
     read_log(lines)
