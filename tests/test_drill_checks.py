@@ -67,8 +67,13 @@ def test_the_missing_action_check_fails_on_a_planted_missing_action():
     dropped = lines[:3] + lines[4:]                              # the log lost the 3rd action
     with pytest.raises(Mismatch):
         check_resumed(reported, dropped, state)
-    with pytest.raises(Mismatch, match="reported before the cut"):
-        check_resumed(reported + [{"do": "alarm"}], lines, state)    # one reported, never logged
+    # the alarm comes before its line is written (gulo.app.Nest.handle): the last action
+    # reported may be the one in flight, lost
+    check_resumed(reported + [{"do": "alarm"}], lines, state)
+    with pytest.raises(Mismatch, match="reported before the cut"):   # two reported, never logged
+        check_resumed(reported + [{"do": "alarm"}, {"do": "reveal"}], lines, state)
+    with pytest.raises(Mismatch, match="reported before the cut"):   # another action logged
+        check_resumed(reported[:-1] + [{"do": "alarm"}], lines, state)
     with pytest.raises(Mismatch, match="never reported"):
         check_resumed(reported[:1], lines, state)                # two more logged than reported
 

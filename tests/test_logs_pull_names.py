@@ -1,7 +1,7 @@
 """`nest logs pull` against a board that answers with names the firmware never makes (issue 17,
 hole 6): a path, "..", an absolute name, a non-string or no list at all is refused with a clear
 NestError and nothing is written outside --out. The "board" here is a stand-in console object:
-the real firmware cannot be made to answer like this (gulo.archive only makes NNNN.jsonl)."""
+the real firmware cannot be made to answer like this (gulo.gamestore only makes NNNN.jsonl)."""
 
 import pytest
 

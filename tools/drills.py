@@ -37,7 +37,9 @@ sys.path.insert(0, str(ROOT / "tests"))  # the page and log fuzzers are test hel
 from fuzz_kit import fuzz_replay, fuzz_web  # noqa: E402
 
 FLASH_OPS = ("open", "write", "close", "rename")
-SAVE_OPS = 10  # the flash operations of two saves (open, 2 writes, close, rename each): aimed in turn
+# aimed in turn: the flash operations of three appends to the game log (open, write, close each;
+# issue 16) and the next one's open, or of two whole-file saves (open, 2 writes, close, rename)
+SAVE_OPS = 10
 
 
 def drill_power_cuts(nest, n, seed, aimed=False):
@@ -51,7 +53,9 @@ def drill_power_cuts(nest, n, seed, aimed=False):
     tot.update({f"at_{k}": 0 for k in FLASH_OPS})
     for i in range(n):
         r = cut_and_check(nest, rng, seed=seed * 10000 + i, at_op=1 + i % SAVE_OPS if aimed else None)
-        r["cuts_in_write"] = int(r["recovered"] > 0)  # a .tmp left behind: the cut hit a save
+        # a .tmp left behind (a whole file's write) or a file open for writing torn back (an
+        # append to the game log, issue 16): the cut hit a write
+        r["cuts_in_write"] = int(r["recovered"] > 0 or r["torn"] > 0)
         if r["cut_op"]:
             r[f"at_{r['cut_op']}"] = 1
         for k in tot:
@@ -67,25 +71,28 @@ def power_cuts_detail(parts):
     tot = {k: sum(p[k] for p in parts) for k in parts[0]}
     n = sum(p["n"] for p in parts)
     return (f"{n} cuts over {len(parts)} boards; COVERAGE: {tot['cuts_in_write']} cuts landed inside a "
-            f"save (a .tmp left behind), {tot['recovered']} .tmp files recovered at boot, "
+            f"write (a .tmp left behind, or a file open for writing torn back), {tot['recovered']} "
+            f"recovered at boot (.tmp files, torn log lines), "
             f"{tot['in_flight_kept']} actions in flight kept (logged, never reported), "
             f"{tot['in_flight_lost']} cuts lost the action in flight ({tot['put_back']} eggs put back by "
             f"hand); {tot['resumed']} resumed a game, which went on (never "
             f"refilled, never restarted); {tot['reported']} actions reported before the cuts, all found "
-            f"in the resumed logs; {tot['new_games']} games started (the first on each board, then "
+            f"in the resumed logs but the action in flight; {tot['new_games']} games started (the first "
+            f"on each board, then "
             f"after wins); {tot['files']} file reads of /data (every file after every cut, firmware "
             "readers): 0 damaged, 0 storage faults (from the cut on, the boot's own lines included)")
 
 
 def aimed_cuts_detail(tot, n):
     at = ", ".join(f"{tot['at_' + k]} before a {k}" for k in FLASH_OPS)
-    return (f"{n} cuts aimed at the flash operations of the next two saves in turn ({at}), the flash "
+    return (f"{n} cuts aimed at the flash operations of the next writes in turn ({at}), the flash "
             f"keeping what littlefs keeps (files open for writing reverted to their content at open: "
-            f"{tot['torn']} torn); COVERAGE: {tot['cuts_in_write']} cuts left a .tmp, "
-            f"{tot['recovered']} .tmp files recovered at boot, {tot['in_flight_kept']} actions in flight "
-            f"kept, {tot['in_flight_lost']} cuts lost the action in flight ({tot['put_back']} eggs put back "
-            f"by hand); {tot['reported']} actions "
-            f"reported before the cuts, all in the resumed logs; {tot['files']} file reads of /data: "
+            f"{tot['torn']} torn); COVERAGE: {tot['cuts_in_write']} cuts inside a write, "
+            f"{tot['recovered']} recovered at boot (.tmp files, torn log lines), "
+            f"{tot['in_flight_kept']} actions in flight kept, {tot['in_flight_lost']} cuts lost the "
+            f"action in flight ({tot['put_back']} eggs put back by hand); {tot['reported']} actions "
+            f"reported before the cuts, all in the resumed logs but the action in flight; "
+            f"{tot['files']} file reads of /data: "
             f"0 damaged, 0 storage faults; after each cut the nest refilled and a new game dealt "
             f"({tot['new_games']} games; finding 6)")
 

@@ -45,8 +45,8 @@ from nest.vboard import VirtualBoard  # noqa: E402
 # Import order: every module after the ones it imports, so each diff is that module alone.
 # The modules loaded at boot, then the console's (gulo.app.Nest.console imports gulo.commands by
 # the first console line, with the parser and the calibration).
-MODULES = ("board", "prng", "rules", "debounce", "hx711", "weigher", "turnflow", "ledview", "sounds",
-           "store", "storeread", "archive", "gamelog", "restore", "gamestore", "peripherals", "app",
+MODULES = ("board", "vocab", "prng", "rules", "debounce", "hx711", "weigher", "nestcheck", "turnflow",
+           "ledview", "sounds", "store", "gamelog", "gamestore", "peripherals", "app",
            "console", "calibration", "commands")
 BOOT, MEASURE = HEAP_BOOT, HEAP_MEASURE  # the heap test's own measurement
 
@@ -59,7 +59,7 @@ PLAY = """
 nest.start_game(2, "standard", %d, nest.clock.now())
 async def play():
     for _ in range(150):
-        if len(nest.store.lines) > 2 * %d and nest.flow.phase == "pick":
+        if nest.store.actions > 2 * %d and nest.flow.phase == "pick":
             break
         await asyncio.sleep_ms(100)
 asyncio.run(play())

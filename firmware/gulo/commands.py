@@ -10,9 +10,10 @@
 import binascii
 import gc
 
-from gulo import archive, board, calibration, console
+from gulo import board, calibration, console
 from gulo.calibration import CalibrationError
 from gulo.ledview import wheel
+from gulo.store import CorruptFile
 from gulo.turnflow import CALIBRATE
 
 # Settings the `set` command accepts: key -> the test its value must pass.
@@ -80,13 +81,18 @@ def _dispatch(nest, cmd, args, id):
     elif cmd == "masses":
         print(answer(cmd, id, masses=flow.weigher.masses))
     elif cmd == "logs":
-        print(answer(cmd, id, logs=archive.logs(nest.store)))
+        print(answer(cmd, id, logs=nest.store.logs()))
     elif cmd == "log":
-        text = archive.log_text(nest.store, args["name"])
-        if text is None:
+        try:
+            lines = nest.store.log_lines(args["name"])
+        except CorruptFile as e:
+            # A damaged archived game is reported, never raised: the game goes on.
+            print(console.refusal(cmd, id, "log: %s is damaged: %s" % (e.path, e.reason)))
+            return
+        if lines is None:
             print(console.refusal(cmd, id, "log: no log named %s" % args["name"]))
         else:
-            print(answer(cmd, id, name=args["name"], lines=text.split("\n")[:-1]))
+            print(answer(cmd, id, name=args["name"], lines=lines))
     elif cmd == "settings":
         print(answer(cmd, id, settings=nest.config.values))
     elif cmd == "set":

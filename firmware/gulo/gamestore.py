@@ -1,14 +1,28 @@
-# The running game, finished games (gulo.archive), config and calibration on flash, through
-# gulo.store's atomic, checksummed files. After every action the whole log is rewritten
-# atomically (a few KB at most), so a power cut at any instant loses at most the action in
-# flight and never leaves a torn log.
+# The running game, the finished games, config and calibration on flash (gulo.store's files).
+#
+# The running game's log (game.log) is appended to, one sealed line per action (gulo.store.seal):
+# never rewritten in play, so no write grows with the game and no copy of the whole log is built
+# in RAM. `record` only queues the line; `flush`, called by the app's writer task after the siren
+# and the lights have run (gulo.app.Nest.handle), puts it on flash. A power cut loses at most the
+# action in flight (queued or half appended: a torn last line is dropped at boot, `resume`).
+# The set-up line is written once, as the whole new file, by `start`; a finished game is copied
+# whole to games/NNNN.jsonl (`finish`); undo (`drop_last`, rare) rewrites the log atomically.
+# Config and calibration (Settings) stay whole files behind a checksummed header.
 
 import json
 import os
 
-from gulo import archive, store
-from gulo.restore import load_settings, resume
-from gulo.storeread import remove_leftovers
+from gulo import store
+from gulo.gamelog import LogError, read_log, setup_record
+from gulo.store import CorruptFile
+
+KEEP_GAMES = 20  # finished games kept on flash; the oldest go first
+
+# Deploy's staging folder (host_tools/nest/deploy.py STAGE, JOURNAL): staged files are dead
+# weight unless a journal names them (then boot.py still has a commit to finish).
+_STAGE = "/.nest/stage"
+_JOURNAL = "/.nest/commit.json"
+_ENOSPC = 28  # errno of a full flash (littlefs LFS_ERR_NOSPC = -28, MicroPython's MP_ENOSPC)
 
 
 def _mkdir(path):
@@ -25,64 +39,242 @@ class GameStore:
         self.current = folder + "/game.log"
         _mkdir(folder)
         _mkdir(self.games)
-        self.lines = []
-        self.problem = None  # a write that failed (the flash full): reported, the game in RAM
-        self.freed = []      # what make_room deleted, for the app to report
-        self.leftovers = remove_leftovers(folder) + remove_leftovers(self.games)
+        self.queue = []        # action lines (JSON text) recorded and not yet on flash
+        self.actions = 0       # action lines in the running game's log, queued ones included
+        self.torn = False      # an append failed half-way: the next flush rewrites the log whole
+        self.fresh = False     # the set-up line is queued: the next flush writes a new log of the queue
+        self.archived = None   # the running game's name under games/ once finished
+        self.closing = False   # won: flush archives the game after its last line
+        self.problem = None    # a write that failed (the flash full): reported, the game in RAM
+        self.freed = []        # what make_room deleted, for the app to report
+        # What boot found and set right, as `recovered` events: the .tmp of interrupted whole-file
+        # writes, a torn last line of the log (resume).
+        self.recovered = [{"ev": "recovered", "file": n}
+                          for n in store.remove_leftovers(folder) + store.remove_leftovers(self.games)]
 
     # ---- the running game ------------------------------------------------------------------------
 
     def resume(self):
         """(game, None) for the game on flash, (None, None) if there is none, or (None, problem)
-        when the file is damaged: it is then kept aside as game.bad and reported, never trusted."""
-        return resume(self)
+        when the log is damaged before its last line or does not replay: it is then kept aside as
+        game.bad and reported, never trusted. A torn or damaged last line (a power cut during its
+        append) is dropped, the log rewritten without it, and reported in `recovered`."""
+        try:
+            lines, dropped = store.load_lines(self.current)
+        except CorruptFile as e:
+            self._set_aside()
+            return None, "game log damaged (%s): kept as game.bad" % e.reason
+        if lines is None:
+            return None, None
+        try:
+            game = read_log(lines)
+        except LogError as e:
+            self._set_aside()
+            return None, "game log unreadable (%s): kept as game.bad" % e
+        if dropped or not store.sealed(self.current):
+            # Rewritten whole once (rare), so the next append does not follow the torn piece, or
+            # (a log an earlier firmware wrote whole) goes on as sealed lines.
+            if not self._write(store.replace, self.current, *[store.seal(t) + "\n" for t in lines]):
+                self.torn = True  # the flash full: the first flush rewrites it (problem says so)
+        if dropped:
+            self.recovered.append({"ev": "recovered", "file": "game.log", "detail": dropped})
+        self.actions = len(lines) - 1
+        return game, None
+
+    def _on_flash(self):
+        """The running game's lines on flash (unsealed), none while its set-up line is queued.
+        CorruptFile if the log was damaged since the boot read it."""
+        if self.fresh:
+            return []
+        lines, _ = store.load_lines(self.current)
+        return lines or []
+
+    def _damaged(self, e):
+        self.problem = "game log damaged in play (%s): the game goes on in RAM" % e.reason
+        return False
+
+    def _set_aside(self):
+        bad = self.folder + "/game.bad"
+        if store.exists(bad):
+            os.remove(bad)
+        os.rename(self.current, bad)
 
     def start(self, game, seed=None):
-        # The set-up line of gulo.gamelog.setup_record (the log's contract), written here so
-        # that the writer does not keep gulo.gamelog loaded.
-        setup = {"players": game.players, "variant": game.variant, "path": game.path, "deck": game.deck}
+        """A new game's log: its set-up line, the whole new file (written once, atomically; if the
+        flash is full, it stays queued, and the first flush that can writes it with the actions)."""
+        setup = setup_record(game)
         if seed is not None:
-            setup["seed"] = seed
-        self.lines = [json.dumps({"setup": setup})]
-        self._save()
+            setup["setup"]["seed"] = seed
+        self.queue = [json.dumps(setup)]
+        self.actions = 0
+        self.torn = False
+        self.fresh = True
+        self.archived = None
+        self.closing = False
+        self.flush()
 
     def record(self, action, t_ms=None):
+        """Queue one action's line; `flush` writes it. No flash here: this runs on the alarm's path."""
         line = dict(action)
         if t_ms is not None:
             line["t"] = t_ms
-        self.lines.append(json.dumps(line))
-        self._save()
+        self.queue.append(json.dumps(line))
+        self.actions += 1
+
+    def flush(self):
+        """Put the queued lines on flash, one append each (the app's writer task calls this once
+        the siren and the lights have run), then archive the game if `close` asked for it. On a
+        failed write the lines stay queued (the game in RAM, `problem` says why) and the next
+        flush tries again. True once nothing is left to write."""
+        while self.queue:
+            if self.torn or self.fresh:
+                # A new game's log, or one a failed append may have left part of a line in:
+                # written whole (without that part), making room if the nest can.
+                try:
+                    lines = self._on_flash()
+                except CorruptFile as e:
+                    return self._damaged(e)
+                chunks = [store.seal(t) + "\n" for t in lines + self.queue]
+                if not self._write(store.replace, self.current, *chunks):
+                    return False
+                self.torn = self.fresh = False
+                self.queue = []
+                break
+            try:
+                store.append(self.current, store.seal(self.queue[0]))
+            except OSError:
+                self.torn = True  # the rewrite above says what failed and makes room
+                continue
+            self.problem = None
+            self.queue.pop(0)
+        if self.closing:
+            self.closing = False
+            self.finish()
+        return True
+
+    def close(self):
+        """The game is won: archive it once its last lines are written (by `flush`)."""
+        self.closing = True
+
+    def take_freed(self):
+        """What make_room deleted since the last call (for the app to report), and forget it."""
+        freed, self.freed = self.freed, []
+        return freed
 
     def drop_last(self):
-        """Remove the last action line of the running game's log (the players undid it: docs/
-        rules.md, "The players have the last word"), atomically like every save: a power cut
-        leaves the log with or without that line, each a legal log. Undo is rare, so the file is
-        rewritten whole. False (nothing changed) if the log holds no action; else whether it was
-        saved (a full flash: `problem` says so and the game goes on in RAM, as for record)."""
-        if len(self.lines) < 2:
-            return False  # the set-up line stays: it is the game
-        self.lines.pop()
-        return self._save()
-
-    def _save(self):
-        return self.write(self.current, "\n".join(self.lines) + "\n")
+        """Undo: remove the last action line from the running game's log on flash, atomically (a
+        rewrite: undo is rare). A power cut during it loses nothing but the undo. False if the
+        log holds no action. A game archived as finished is no longer finished: its copy goes."""
+        if self.actions < 1:
+            return False
+        self.closing = False  # the last verdict was the win: the game is no longer over
+        if not self.flush():
+            # Flash failing: the line may still be queued (the game in RAM).
+            self.queue.pop()
+            self.actions -= 1
+            return True
+        try:
+            lines = self._on_flash()
+        except CorruptFile as e:
+            return self._damaged(e)
+        if len(lines) < 2:
+            return False
+        if not self._write(store.replace, self.current, *[store.seal(t) + "\n" for t in lines[:-1]]):
+            return False
+        self.actions -= 1
+        if self.archived:
+            try:
+                os.remove(self.games + "/" + self.archived)
+            except OSError:
+                pass
+            self.archived = None
+        return True
 
     def write(self, path, data):
-        """store.save for every file the nest writes in play; never raises. A full flash
-        (OSError 28) does not stop the game: room is made from what the nest owns (gulo.archive.
-        make_room) and the write tried again; if it still fails, `problem` says so (the app reports
-        a storage fault) and the game goes on in RAM. True if the file was saved."""
+        """store.save (a whole file behind a header) for the settings; never raises (see _write)."""
+        return self._write(store.save, path, data)
+
+    def _write(self, how, path, *data):
+        """how(path, *data) (store.save, replace or copy), never raising. A full flash (OSError
+        28) does not stop the game: room is made from what the nest owns (_spare) and the write
+        tried again; if it still fails, `problem` says so (the app reports a storage fault) and
+        the game goes on in RAM. True if the file was written."""
         try:
-            store.save(path, data)
+            how(path, *data)
         except OSError as e:
-            return archive.make_room(self, path, data, e)
+            return self._make_room(how, path, data, e)
         self.problem = None
         return True
 
+    def _make_room(self, how, path, data, err):
+        if getattr(err, "errno", None) == _ENOSPC:
+            for victim in self._spare():
+                try:
+                    os.remove(victim)
+                except OSError:
+                    continue
+                self.freed.append(victim)
+                try:
+                    how(path, *data)
+                except OSError:
+                    continue
+                self.problem = None
+                return True
+            self.problem = "flash full: %s not saved (the game goes on in RAM; nothing left to free)" % path
+        else:
+            self.problem = "cannot write %s: %s (the game goes on in RAM)" % (path, err)
+        return False
+
+    def _spare(self):
+        """Files the nest owns and can do without, most expendable first: a deploy's stage with no
+        journal, then the finished games, oldest first (the running game is never one of them)."""
+        out = []
+        if not store.exists(_JOURNAL):  # a journal: boot.py still has a commit to finish
+            try:
+                out = [_STAGE + "/" + n for n in os.listdir(_STAGE)]
+            except OSError:
+                pass  # no stage
+        return out + [self.games + "/" + n for n in self.logs()]
+
+    # ---- finished games ----------------------------------------------------------------------------
+
     def finish(self):
         """Archive the running game (won, or abandoned for a new one) under games/: its name, or
-        None if nothing was played (gulo.archive)."""
-        return archive.finish(self)
+        None if nothing was played or it could not be saved (the flash full: reported). The log is
+        copied as it is on flash, sealed lines and all; the running game's log stays until the next
+        `start`, so a won game still resumes as won."""
+        if self.archived:
+            return self.archived  # finished once already (won, then a new game asked for)
+        if self.actions < 1 or not self.flush():
+            return None  # nothing was played, or the flash holds only part of it
+        names = self.logs()
+        n = int(names[-1].split(".")[0]) + 1 if names else 1
+        name = "%04d.jsonl" % n
+        if not self._write(store.copy, self.games + "/" + name, self.current):
+            return None  # not archived (the flash full): reported by the app, nothing removed
+        self.archived = name
+        for old in names[:max(0, len(names) + 1 - KEEP_GAMES)]:
+            os.remove(self.games + "/" + old)
+        return name
+
+    def logs(self):
+        """The finished games' file names, oldest first."""
+        return sorted([n for n in os.listdir(self.games) if n.endswith(".jsonl")])
+
+    def log_lines(self, name):
+        """A game's log as plain JSON lines, without the seals ("current": the running game's,
+        queued lines included); None if there is no such log. CorruptFile if an archived game is
+        damaged anywhere: it was written whole, so even a torn last line is damage."""
+        if name == "current":
+            lines = self._on_flash() + self.queue
+            return lines or None
+        if name not in self.logs():
+            return None
+        path = self.games + "/" + name
+        lines, dropped = store.load_lines(path)
+        if dropped:
+            raise CorruptFile(path, dropped.replace(": dropped", ""))
+        return lines
 
 
 class Settings:
@@ -93,7 +285,23 @@ class Settings:
     def __init__(self, path, defaults, writer=None):
         self.path = path
         self.writer: "GameStore | None" = writer
-        self.values, self.problem = load_settings(path, defaults)
+        self.values = dict(defaults)
+        self.problem = None
+        try:
+            data = store.load(path)
+        except CorruptFile as e:
+            self.problem = "%s damaged (%s): defaults used" % (path, e.reason)
+            return
+        if data is None:
+            return
+        try:
+            saved = json.loads(data)
+        except ValueError:
+            self.problem = "%s is not JSON: defaults used" % path
+            return
+        for k in defaults:
+            if k in saved:
+                self.values[k] = saved[k]
 
     def save(self):
         if self.writer is not None:

@@ -42,6 +42,15 @@ def raises(exc, fn, *args):
     return False
 
 
+def caught(exc, fn, *args):
+    """The exc that fn(*args) raised, or None if it raised none."""
+    try:
+        fn(*args)
+    except exc as e:
+        return e
+    return None
+
+
 def put_on_last_tile(game, player):
     """End-game set-up: every path tile face up and `player` on the last one. Reaching it by play
     is tested separately (test_reaching_the_last_tile_*); here it only saves a long preamble."""

@@ -7,8 +7,8 @@ from pathlib import Path
 from nest.boardconsole import open_console
 from nest.errors import NestError
 
-# The only log names the firmware makes (gulo.archive.finish: "%04d.jsonl", numbered from 1; the
-# running game is asked for as "current"). A board is a device on a cable, not a trusted peer: any
+# The only log names the firmware makes (gulo.gamestore.GameStore.finish: "%04d.jsonl", numbered
+# from 1; the running game is asked for as "current"). A board is a device on a cable, not a trusted peer: any
 # other name (a path, "..", a non-string) is refused before it comes near the file system.
 ARCHIVE_NAME = re.compile(r"[0-9]{4,9}\.jsonl")
 
