@@ -163,22 +163,19 @@ def test_a_long_press_on_menu_undoes_and_menu_then_blue_calls_the_alarm(nest):
     check_replay(nest)
 
 
-# An undo of a verdict with a pick after it is two saves of the log (GameStore.drop_last twice).
-# The flash operations of one save are counted on the board (the pick's save before the undo); a
-# cut inside the first save keeps the whole log, one inside the second has lost the pick but not
-# the verdict: each a legal log.
-@pytest.mark.parametrize(("save", "kept"), [(1, 3), (2, 2)])
-def test_a_power_cut_inside_an_undo_leaves_a_legal_log_and_the_undo_can_be_done_again(tmp_path, save, kept):
+# An undo of a verdict with a pick after it takes both lines out of the log in one atomic rewrite
+# (GameStore.drop_last(2)): a cut inside it (its second flash operation, `at_op`) keeps the whole
+# log, a legal log the rebooted board undoes the same way.
+@pytest.mark.parametrize(("at_op", "kept"), [(2, 3)])
+def test_a_power_cut_inside_an_undo_leaves_a_legal_log_and_the_undo_can_be_done_again(tmp_path, at_op, kept):
     with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log") as n:
         n.tmp = tmp_path
         n.new(2, "standard", SEED)
         n.pick("reveal")
         before = n.game.state()
         n.take(n.game.demand)
-        ops = sum(n.ctl.flash_ops()["counts"].values())
         n.pick("reveal")
-        per_save = sum(n.ctl.flash_ops()["counts"].values()) - ops
-        n.ctl.power_cut(at_op=(save - 1) * per_save + 2)     # the second operation of that save
+        n.ctl.power_cut(at_op=at_op)
         n.raise_on_boot = True
         try:
             with pytest.raises(Rebooted):
@@ -205,7 +202,8 @@ def test_a_power_cut_inside_an_undo_leaves_a_legal_log_and_the_undo_can_be_done_
 # what the check that catches it says).
 PLANTED = {
     "an undo that leaves the action in the log":
-        ("gamestore.py", "        self.lines.pop()\n", "        pass  # planted\n", "the log replays to"),
+        ("gamestore.py", "        kept = lines[:-n]\n", "        kept = lines  # planted\n",
+         "the log replays to"),
     "an undo that restores the wrong player":
         ("rules.py", "        self.positions = list(positions)\n",
          "        self.positions = list(positions)\n"

@@ -19,6 +19,11 @@ FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
 # the heap never has to grow at boot. (It was a guessed 40 KB; the long-session peak against the
 # same figure is tests/test_heap_esp32.py's, on the unix port's collecting GC.)
 HEAP_BUDGET = 55_968
+# Not met since issue 16 removed import-and-forget (the storage, vocabulary, undo and resume check
+# added the rest): 60,912 B measured on 2026-11-23 (`.venv/bin/python tools/heap_report.py --games 0`).
+# Until the budget is met (docs/firmware-budgets.md: freezing the package), the heap after boot
+# must not grow past that figure plus 1.5 KB: a guard against growth, not a budget.
+HEAP_CEILING = 62_464
 
 
 def deploy_mpy(board, tmp_path):
@@ -37,10 +42,25 @@ def firmware_heap(board):
     return heap - shims
 
 
+_MEASURED = {}  # one board deployed and measured for both checks below
+
+
+def heap_after_boot(vboard_factory, tmp_path):
+    if "heap" not in _MEASURED:
+        board = vboard_factory()
+        deploy_mpy(board, tmp_path)
+        _MEASURED["heap"] = firmware_heap(board)
+    return _MEASURED["heap"]
+
+
+def test_heap_after_boot_does_not_grow_past_the_measured_ceiling(vboard_factory, tmp_path):
+    assert 0 < heap_after_boot(vboard_factory, tmp_path) <= HEAP_CEILING
+
+
+@pytest.mark.xfail(strict=True, reason="issue 16: with every module kept loaded the heap after boot is "
+                                       "over half of the ESP32_GENERIC's GC heap (docs/firmware-budgets.md)")
 def test_heap_after_boot_is_within_the_budget(vboard_factory, tmp_path):
-    board = vboard_factory()
-    deploy_mpy(board, tmp_path)
-    assert 0 < firmware_heap(board) <= HEAP_BUDGET
+    assert 0 < heap_after_boot(vboard_factory, tmp_path) <= HEAP_BUDGET
 
 
 def test_a_hang_mid_game_is_reset_by_the_watchdog_and_the_game_resumes(vboard_factory, tmp_path):

@@ -41,7 +41,7 @@ def random_game(seed, players, variant, choices):
 def check_undo(g, log, tmp_path, drop=None, since=1):
     """Undo on `g` and check it against the log replayed up to its last verdict (among the lines
     from `since` on: an undone game has none to undo until its next verdict). `drop(log, n)` is
-    how the log loses the undone lines (the device's GameStore.drop_last, n times)."""
+    how the log loses the undone lines (the device's GameStore.drop_last(n), one rewrite)."""
     actions = [json.loads(line) for line in log[1:]]
     verdicts = [i for i, a in enumerate(actions) if a["do"] in VERDICTS and i + 1 >= since]
     if not verdicts:

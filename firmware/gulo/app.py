@@ -139,9 +139,8 @@ class Nest:
                 self.writing.set()
             elif "undo" in note:
                 # The players undid the last verdict (and the picks after it): those lines leave
-                # the log, one atomic rewrite each, so a cut between two leaves a legal log.
-                for _ in range(note["undo"]):
-                    self.store.drop_last()
+                # the log together, in one atomic rewrite.
+                self.store.drop_last(note["undo"])
                 self.emit({"ev": "undo", "outcome": note["outcome"]})
                 self.emit({"ev": "state", "state": self.flow.game.state()})
             elif "new_game" in note:

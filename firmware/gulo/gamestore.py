@@ -161,27 +161,32 @@ class GameStore:
         freed, self.freed = self.freed, []
         return freed
 
-    def drop_last(self):
-        """Undo: remove the last action line from the running game's log on flash, atomically (a
-        rewrite: undo is rare). A power cut during it loses nothing but the undo. False if the
-        log holds no action. A game archived as finished is no longer finished: its copy goes."""
-        if self.actions < 1:
+    def drop_last(self, n=1):
+        """Undo: remove the last `n` action lines (the undone verdict and the picks after it) from
+        the running game's log on flash, in one atomic rewrite (undo is rare): a power cut during
+        it loses nothing but the undo. False if the log holds fewer actions. A game archived as
+        finished is no longer finished: its copy goes."""
+        if n < 1 or self.actions < n:
             return False
         self.closing = False  # the last verdict was the win: the game is no longer over
         if not self.flush():
-            # Flash failing: the line may still be queued (the game in RAM).
-            self.queue.pop()
-            self.actions -= 1
-            return True
+            # Flash failing: the lines still queued go from the queue (the game in RAM).
+            while n and self.queue:
+                self.queue.pop()
+                self.actions -= 1
+                n -= 1
+            if not n:
+                return True
         try:
             lines = self._on_flash()
         except CorruptFile as e:
             return self._damaged(e)
-        if len(lines) < 2:
+        if len(lines) < n + 1:
             return False
-        if not self._write(store.replace, self.current, *[store.seal(t) + "\n" for t in lines[:-1]]):
+        kept = lines[:-n]
+        if not self._write(store.replace, self.current, *[store.seal(t) + "\n" for t in kept]):
             return False
-        self.actions -= 1
+        self.actions -= n
         if self.archived:
             try:
                 os.remove(self.games + "/" + self.archived)
