@@ -6,7 +6,7 @@ against the host's copy of the engine, then the game log fetched from the board 
 import pytest
 
 from gulo.rules import Game
-from nest.boardkit import EGGS_BACK, POLE_BACK, NestUnderTest, booted_nest, outcome_without_time, stage_game
+from nest.boardkit import EGGS_BACK, POLE_BACK, NestUnderTest, nest_in, outcome_without_time, stage_game
 
 pytestmark = pytest.mark.board
 
@@ -19,9 +19,7 @@ FAST_SEED = 1
 
 @pytest.fixture(scope="module")
 def nest(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("e2e-game")
-    with booted_nest(folder / "flash", log_path=folder / "vboard.log") as n:
-        n.tmp = folder
+    with nest_in(tmp_path_factory.mktemp("e2e-game")) as n:
         yield n
 
 

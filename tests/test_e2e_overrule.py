@@ -15,7 +15,7 @@ import pytest
 
 from gulo.debounce import LONG_PRESS_MS
 from gulo.gamelog import read_log
-from nest.boardkit import EGGS_BACK, Mismatch, Rebooted, booted_nest, planted_firmware
+from nest.boardkit import EGGS_BACK, Mismatch, Rebooted, booted_nest, nest_in, planted_firmware
 
 pytestmark = pytest.mark.board
 
@@ -25,9 +25,7 @@ SEED = 7
 
 @pytest.fixture(scope="module")
 def nest(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("e2e-overrule")
-    with booted_nest(folder / "flash", log_path=folder / "vboard.log") as n:
-        n.tmp = folder
+    with nest_in(tmp_path_factory.mktemp("e2e-overrule")) as n:
         yield n
 
 

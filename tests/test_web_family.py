@@ -128,16 +128,23 @@ def settle(page):
     raise AssertionError(f"the nest never got ready: {app(page)}")
 
 
+def first_egg_taken(page, seed):
+    """A new game (`seed`) in which Gulo 1 reveals and takes the egg asked for, cleanly: its colour,
+    once Gulo 2 may pick (21 eggs in the nest)."""
+    new_game(page, seed=seed)
+    page.click("button[data-button=REVEAL]")
+    wait_app(page, "a.phase === 'attempt'")
+    taken = app(page)["demand"]
+    page.click(f"#bowl .egg.c-{taken}:not([hidden])")
+    wait_app(page, "a.turn === '1' && a.phase === 'pick' && a.nest === '21'")
+    return taken
+
+
 # ---- stuck cases ------------------------------------------------------------------------------------
 
 def test_an_egg_taken_too_early_is_named_and_only_it_goes_back(page):
-    new_game(page, seed=5)
     # Gulo 1 reveals and takes the egg asked for: it stays out of the nest this round.
-    page.click("button[data-button=REVEAL]")
-    wait_app(page, "a.phase === 'attempt'")
-    first = app(page)["demand"]
-    page.click(f"#bowl .egg.c-{first}:not([hidden])")
-    wait_app(page, "a.turn === '1' && a.phase === 'pick' && a.nest === '21'")
+    first = first_egg_taken(page, seed=5)
     # Gulo 2 takes an egg before pressing Reveal: the nest asks for it back, by colour.
     early = "B" if first != "B" else "G"
     page.click(f"#bowl .egg.c-{early}:not([hidden])")

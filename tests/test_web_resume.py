@@ -7,7 +7,7 @@ whose virtual nest comes calibrated (nest.vboard.bench_calibration)."""
 import json
 
 import pytest
-from test_web_family import WAIT_MS, app, browser, new_game, open_page, server, wait_app  # noqa: F401
+from test_web_family import WAIT_MS, app, browser, first_egg_taken, open_page, server, wait_app  # noqa: F401
 
 # browser, server: the family page's fixtures, imported so this module gets a server of its own
 pytestmark = [pytest.mark.browser, pytest.mark.board, pytest.mark.timeout(300)]
@@ -16,12 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.board, pytest.mark.timeout(300)]
 def test_an_egg_put_back_while_off_is_named_on_the_page_and_taking_it_out_goes_on(browser, server):  # noqa: F811
     page = open_page(browser, server.url)
     try:
-        new_game(page, seed=5)
-        page.click("button[data-button=REVEAL]")
-        wait_app(page, "a.phase === 'attempt'")
-        taken = app(page)["demand"]
-        page.click(f"#bowl .egg.c-{taken}:not([hidden])")
-        wait_app(page, "a.turn === '1' && a.phase === 'pick' && a.nest === '21'")
+        taken = first_egg_taken(page, seed=5)
         server.stop()
         # While the nest is off, a child puts Gulo 1's egg back into the bowl.
         world_file = server.flash.with_name(server.flash.name + ".world.json")

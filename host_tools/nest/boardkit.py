@@ -345,6 +345,15 @@ def booted_nest(flash_dir, log_path=None, auto=True, **kw):
         board.stop()
 
 
+@contextlib.contextmanager
+def nest_in(folder):
+    """booted_nest on `folder`/flash with its board log beside it and `tmp` set to `folder` (for
+    a module's one board: a pytest fixture yields it)."""
+    with booted_nest(Path(folder) / "flash", log_path=Path(folder) / "vboard.log") as n:
+        n.tmp = folder
+        yield n
+
+
 def planted_firmware(folder, name, old, new):
     """A copy of this checkout's firmware/ in `folder` with one planted fault: `old`, found exactly
     once in gulo/`name`, replaced by `new`; boot it with booted_nest(..., firmware=folder). For the
