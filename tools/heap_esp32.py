@@ -7,6 +7,7 @@ where it does not fit. docs/firmware-budgets.md ("ESP32 memory") has the figures
     .venv/bin/python tools/heap_esp32.py --calibrate     # the word ratio: unix port vs WebAssembly VM
     .venv/bin/python tools/heap_esp32.py --micropython PATH   # the same on another unix port build
     tools/build_frozen_unix.sh && .venv/bin/python tools/heap_esp32.py --frozen   # frozen vs .mpy
+    .venv/bin/python tools/heap_esp32.py --frozen --games 0 --seeds 5   # frozen, first area, seeds
 
 Figures in bytes. "unix B" are this 64-bit port's; "ESP32 B" are those divided by the word ratio
 (nest.heapmodel.WORD_RATIO, measured by --calibrate; the port's own 2.0 as the other end). The
@@ -162,6 +163,37 @@ def frozen_table(games):
                   f"{_b(s.min_largest_free)} | {s.ended} | {verdict} |", flush=True)
 
 
+def frozen_seeds_table(games, seeds):
+    """Where the frozen firmware breaks: its sessions in the ESP32's first GC area alone (the
+    budget: the heap never grows), over seeds (fragmentation makes one heap size's outcome
+    chaotic), on the frozen builds at the word ratios 1.41 and 1.57 (64-bit) and 1.0 (32-bit)."""
+    b = frozen_builds()
+    cases = [(b["frozen", 64], ratio, seed) for ratio in (hm.WORD_RATIO, hm.WORD_RATIO_BOOT)
+             for seed in range(1, seeds + 1)]
+    cases += [(b["frozen", 32], 1.0, seed) for seed in range(1, seeds + 1)]
+
+    def one(case):
+        exe, ratio, seed = case
+        word = hm.port_facts(exe)["word"]
+        heap_b = hm.esp32_heap(hm.ESP32_GC_INITIAL_B, ratio, hm.probe(exe).harness, word)
+        return hm.run(heap_b, games=games, seed=seed, micropython=exe)
+
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(one, cases))
+    print(f"| frozen build | word ratio | sessions of {games} games not completed | games played "
+          f"before it (each seed) | peak in use, ESP32 B (max over seeds) | smallest largest-free "
+          f"block, the port's B (min over seeds) |")
+    print("|---|---:|---:|---|---:|---:|")
+    for exe, ratio in dict.fromkeys((exe, ratio) for exe, ratio, _ in cases):
+        rs = [r for (e, q, _), r in zip(cases, runs) if (e, q) == (exe, ratio)]
+        failed = [r for r in rs if not r.completed]
+        played = ", ".join("all" if r.completed else f"{r.games} ({r.ended})" for r in rs)
+        peak = max(hm.to_esp32(r.peak, ratio) or 0 for r in rs)
+        free = min((r.min_largest_free for r in rs if r.min_largest_free is not None), default=None)
+        print(f"| {Path(exe).name} | {ratio} | {len(failed)} of {len(rs)} | {played} | {peak:,} | "
+              f"{_b(free)} |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=50, help="games per session (default: %(default)s)")
@@ -179,7 +211,10 @@ def main():
         calibrate()
         return
     if args.frozen:
-        frozen_table(args.games)
+        if args.games:
+            frozen_table(args.games)
+        if args.seeds:
+            frozen_seeds_table(args.seed_games, args.seeds)
         return
     print(f"ESP32_GENERIC GC heap: first area {hm.ESP32_GC_INITIAL_B:,} B (of {hm.ESP32_GC_FIRST_AREA_B:,}), "
           f"grown once {hm.ESP32_GC_MAX_B:,} B; "

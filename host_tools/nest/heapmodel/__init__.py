@@ -6,6 +6,11 @@ through buttons, eggs, the pole and the console (mpy/heaprun.py). docs/firmware-
     from nest.heapmodel import session
     s = session(games=50)            # the ESP32_GENERIC heap (scaled to this 64-bit port)
     s.peak, s.min_largest_free, s.memory_error
+    session(games=50, micropython="build/frozen-unix/bin/micropython-frozen-64")   # frozen
+
+Any unix port build can run it (`micropython=`): tools/build_frozen_unix.sh builds one with the
+firmware frozen into its image (firmware/manifest.py), whose sessions then have no firmware on the
+flash folder, a control build without it, and 32-bit twins of both (ratio 1.0: the ESP32's word).
 
 Why the unix port: the virtual board's WebAssembly VM cannot collect while Python runs and grows
 its heap on demand, so it can say what the firmware holds after a collection but not whether a
