@@ -165,7 +165,8 @@ def main():
     for ratio, s in long_session(args.games, args.micropython):
         peak = hm.to_esp32(s.peak, ratio)
         verdict = "within" if hm.within_budget(s, ratio) else "OVER"
-        print(f"  word ratio {ratio}: {s.games} games ({s.turns} turns), {s.ended}; peak in use "
+        print(f"  word ratio {ratio}: {s.games} games ({s.turns} turns), {s.ended}; boot on the model "
+              f"{hm.to_esp32(s.boot, ratio) or 0:,} ESP32 B; peak in use "
               f"{peak:,} ESP32 B ({s.peak:,} unix B): {verdict} the budget of {hm.BUDGET_B:,} B; "
               f"smallest largest-free block {s.min_largest_free:,} unix B")
 
