@@ -7,6 +7,7 @@ where it does not fit. docs/firmware-budgets.md ("ESP32 memory") has the figures
     .venv/bin/python tools/heap_esp32.py --calibrate     # the word ratio: unix port vs WebAssembly VM
     .venv/bin/python tools/heap_esp32.py --micropython PATH   # the same on another unix port build
     tools/build_frozen_unix.sh && .venv/bin/python tools/heap_esp32.py --frozen   # frozen vs .mpy
+    .venv/bin/python tools/heap_esp32.py --frozen --plot docs/heap-frozen.png     # and a picture
     .venv/bin/python tools/heap_esp32.py --frozen --games 0 --seeds 5   # frozen, first area, seeds
 
 Figures in bytes. "unix B" are this 64-bit port's; "ESP32 B" are those divided by the word ratio
@@ -119,8 +120,9 @@ def measured_ratio(exe64, exe32):
     return round(boots[0] / boots[1], 2), boots
 
 
-def frozen_table(games):
-    """The frozen firmware against the .mpy deploy, on the same model the same day."""
+def frozen_table(games, plot=None):
+    """The frozen firmware against the .mpy deploy, on the same model the same day; plot: a PNG of
+    the heap in use over the sessions in the grown-once heap at the fixed ratios."""
     b = frozen_builds()
     ratios = {}
     for kind in ("plain", "frozen"):
@@ -153,14 +155,50 @@ def frozen_table(games):
           f"peak in use, ESP32 B | smallest largest-free block, the port's B | ended | "
           f"budget {hm.BUDGET_B:,} B |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    done = []
     with ThreadPoolExecutor(2) as pool:  # each run is its own process on a virtual clock
         for case, s in zip(cases, pool.map(one, cases)):
+            done.append((case, s))
             label, exe, firmware, esp32_b, ratio, heap_b = case
             verdict = "within" if hm.within_budget(s, ratio) else "over"
             print(f"| {label} | {firmware} | {esp32_b:,} | {ratio} | {heap_b:,} | "
                   f"{s.games} ({s.turns} turns) | {_b(hm.to_esp32(s.boot, ratio))} | "
                   f"{_b(hm.to_esp32(s.peak, ratio))} | "
                   f"{_b(s.min_largest_free)} | {s.ended} | {verdict} |", flush=True)
+    if plot:
+        shown = [(c, s) for c, s in done if c[3] == hm.ESP32_GC_MAX_B and c[4] in (*both, 1.0)
+                 and c[0] != "plain build, 64-bit"]  # the wheel's lines, within 50 B of it
+        plot_sessions(shown, games, plot)
+
+
+def plot_sessions(shown, games, path):
+    """The heap in use (ESP32 bytes) at each checkpoint of each session, against the budget."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    styles = {hm.WORD_RATIO: "-", hm.WORD_RATIO_BOOT: "--", 1.0: ":"}
+    for (label, _, firmware, _, ratio, _), s in shown:
+        points = [r for r in s.records if "alloc" in r and "t_ms" in r
+                  and r.get("what") not in ("harness", "import", "built")]
+        ax.plot([r["t_ms"] / 60000 for r in points], [r["alloc"] / ratio for r in points],
+                styles[ratio], color="tab:red" if firmware == ".mpy" else "tab:blue", linewidth=1.2,
+                label=f"{firmware}: {label}, word ratio {ratio}")
+    ax.axhline(hm.BUDGET_B, color="black", linewidth=1, linestyle="-.")
+    ax.annotate(f"budget {hm.BUDGET_B:,} B (half the ESP32_GENERIC GC heap)", (0, hm.BUDGET_B),
+                xytext=(0, 4), textcoords="offset points", fontsize=8)
+    ax.set_xlabel(f"virtual minutes ({games} games, a console line every 1.5 s)")
+    ax.set_ylabel("heap in use after a collection, ESP32 bytes")
+    ax.set_ylim(0, None)
+    ax.set_title("The firmware's heap over a long session: .mpy files vs frozen into the image\n"
+                 "(nest.heapmodel on MicroPython's unix port; tools/heap_esp32.py --frozen --plot)")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
 
 
 def frozen_seeds_table(games, seeds):
@@ -206,22 +244,25 @@ def main():
                          "package (tools/build_frozen_unix.sh) runs the firmware frozen")
     ap.add_argument("--frozen", action="store_true",
                     help="frozen vs .mpy side by side on the builds of tools/build_frozen_unix.sh, and stop")
+    ap.add_argument("--plot", metavar="PNG", help="with --frozen: the heap over the sessions, as a picture")
     args = ap.parse_args()
     if args.calibrate:
         calibrate()
         return
     if args.frozen:
         if args.games:
-            frozen_table(args.games)
+            frozen_table(args.games, args.plot)
         if args.seeds:
             frozen_seeds_table(args.seed_games, args.seeds)
         return
     print(f"ESP32_GENERIC GC heap: first area {hm.ESP32_GC_INITIAL_B:,} B (of {hm.ESP32_GC_FIRST_AREA_B:,}), "
           f"grown once {hm.ESP32_GC_MAX_B:,} B; "
           f"proposed budget (half) {hm.BUDGET_B:,} B")
-    session_table(args.games, (hm.WORD_RATIO, hm.WORD_RATIO_PORT), args.micropython)
+    wide = hm.port_facts(args.micropython)["word"] == 8  # a 32-bit build has the ESP32's word: no ratio
+    session_table(args.games, (hm.WORD_RATIO, hm.WORD_RATIO_PORT) if wide else (1.0,), args.micropython)
     if args.seeds:
-        seeds_table(args.seed_games, args.seeds, (hm.WORD_RATIO, hm.WORD_RATIO_BOOT, hm.WORD_RATIO_PORT),
+        seeds_table(args.seed_games, args.seeds,
+                    (hm.WORD_RATIO, hm.WORD_RATIO_BOOT, hm.WORD_RATIO_PORT) if wide else (1.0,),
                     args.micropython)
 
 
