@@ -35,7 +35,8 @@ if [ "$(cat "$SRC/.commit" 2>/dev/null)" != "$COMMIT" ]; then
   if [ -d "$MPY_GIT" ]; then
     git --git-dir="$MPY_GIT" archive "$COMMIT" | tar -x -C "$SRC"
   else
-    git clone --quiet --bare --filter=blob:none "$MPY_GIT" "$OUT/micropython.git"
+    # (not tried here: this machine reaches no GitHub; MPY_GIT was its local mirror)
+    [ -d "$OUT/micropython.git" ] || git clone --quiet --bare --filter=blob:none "$MPY_GIT" "$OUT/micropython.git"
     git --git-dir="$OUT/micropython.git" archive "$COMMIT" | tar -x -C "$SRC"
   fi
   echo "$COMMIT" > "$SRC/.commit"
