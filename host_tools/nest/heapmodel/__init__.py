@@ -6,6 +6,11 @@ through buttons, eggs, the pole and the console (mpy/heaprun.py). docs/firmware-
     from nest.heapmodel import session
     s = session(games=50)            # the ESP32_GENERIC heap (scaled to this 64-bit port)
     s.peak, s.min_largest_free, s.memory_error
+    session(games=50, micropython="build/frozen-unix/bin/micropython-frozen-64")   # frozen
+
+Any unix port build can run it (`micropython=`): tools/build_frozen_unix.sh builds one with the
+firmware frozen into its image (firmware/manifest.py), whose sessions then have no firmware on the
+flash folder, a control build without it, and 32-bit twins of both (ratio 1.0: the ESP32's word).
 
 Why the unix port: the virtual board's WebAssembly VM cannot collect while Python runs and grows
 its heap on demand, so it can say what the firmware holds after a collection but not whether a
@@ -78,7 +83,14 @@ CONSOLE_PLAN = (  # one line every line_ms, in turn: console traffic, calibratio
 )
 
 
-def micropython_path():
+def micropython_path(micropython=None):
+    """The unix port that runs the model: `micropython` if given (e.g. one built by
+    tools/build_frozen_unix.sh), else the wheel's."""
+    if micropython is not None:
+        exe = Path(micropython)
+        if not exe.is_file():
+            raise NestError(f"{exe}: no such MicroPython executable (tools/build_frozen_unix.sh builds one)")
+        return str(exe.resolve())
     exe = Path(sys.executable).with_name("micropython")
     if exe.exists():
         return str(exe)
@@ -89,11 +101,34 @@ def micropython_path():
     return found
 
 
-def _prepare(work):
-    """The firmware as `nest deploy` builds it (.mpy) in work/flash, the shims in work/lib."""
+_facts = {}
+
+
+def port_facts(micropython=None):
+    """{"word": bytes per word, "frozen": whether the executable has the gulo package frozen in}."""
+    exe = micropython_path(micropython)
+    if exe not in _facts:
+        code = ("import sys\nw = 8 if sys.maxsize > 2**31 else 4\n"
+                "try:\n import gulo\n f = 1\nexcept ImportError:\n f = 0\nprint(w, f)")
+        with tempfile.TemporaryDirectory() as empty:  # no gulo on a path but the image's
+            out = subprocess.run([exe, "-c", code], cwd=empty, env={"MICROPYPATH": ".frozen"},
+                                 capture_output=True, text=True, timeout=60)
+        try:
+            word, frozen = (int(x) for x in out.stdout.split())
+        except ValueError:
+            raise NestError(f"{exe}: not a MicroPython unix port that answers "
+                            f"(exit {out.returncode}: {(out.stdout + out.stderr).strip()[-200:]})") from None
+        _facts[exe] = {"word": word, "frozen": bool(frozen)}
+    return _facts[exe]
+
+
+def _prepare(work, frozen=False):
+    """The firmware as `nest deploy` builds it (.mpy) in work/flash, the shims in work/lib.
+    frozen: the executable's image holds the firmware, so the flash gets none of it."""
     flash, lib = work / "flash", work / "lib"
+    flash.mkdir(parents=True)
     for path, data in deploy.build(ROOT / "firmware").items():
-        if path in ("boot.py", "main.py"):
+        if path in ("boot.py", "main.py") or frozen:
             continue  # the session boots the app itself, as gulo.app.run() does
         out = flash / path
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -152,21 +187,25 @@ class Session:
 
 
 def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=1500,
-        checkpoint_ms=10000, timeout=1800, work=None, imports=()):
+        checkpoint_ms=10000, timeout=1800, work=None, imports=(), micropython=None):
     """One session under a fixed heap of heap_b bytes (the unix port's -X heapsize). games=-1:
     only the harness and the Nest built; `imports`: only those gulo modules, one by one.
-    leak: bytes the LED driver keeps per write (a planted fault)."""
+    leak: bytes the LED driver keeps per write (a planted fault). micropython: the unix port to
+    run (default the wheel's); if its image holds the gulo package (tools/build_frozen_unix.sh),
+    the firmware runs frozen and the flash holds none of it."""
     from nest.vboard.launcher import HX711_SPS, pin_map
+    exe = micropython_path(micropython)
+    facts = port_facts(exe)
     with tempfile.TemporaryDirectory(prefix="heapmodel-") as tmp:
         work = Path(work or tmp)
-        flash, lib = _prepare(work)
+        flash, lib = _prepare(work, frozen=facts["frozen"])
         cfg = {"hw": {**pin_map(), "hx711_sps": HX711_SPS}, "data": str(flash / "data"), "games": games,
                "leak": leak, "seed": seed, "players": players, "variant": variant, "line_ms": line_ms,
                "checkpoint_ms": checkpoint_ms, "imports": list(imports),
                "console": [line + "\n" for line in CONSOLE_PLAN]}
         (work / "config.json").write_text(json.dumps(cfg))
         # bytes on the MicroPython side: json gives str, the console wants bytes
-        cmd = [micropython_path(), "-X", f"heapsize={int(heap_b)}", str(lib / "heaprun.py"),
+        cmd = [exe, "-X", f"heapsize={int(heap_b)}", str(lib / "heaprun.py"),
                str(work / "config.json")]
         env = {"MICROPYPATH": f".frozen:{lib}:{flash}", "PATH": "/usr/bin:/bin"}  # .frozen: asyncio
         proc = subprocess.Popen(cmd, cwd=flash, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -188,7 +227,7 @@ def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=
                     want_info = False
                     m = re.search(r"max free sz: (\d+)", line)
                     if m and records:
-                        records[-1]["largest_free"] = int(m.group(1)) * _block_bytes()
+                        records[-1]["largest_free"] = int(m.group(1)) * block_bytes(facts["word"])
                 elif '"ev": "crash"' in line:
                     crash = line.strip()
                 elif crash and len(trace) < 30:
@@ -204,6 +243,7 @@ def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=
                 proc.wait()
     session = Session(heap_b, records, crash, "\n".join(tail) + stderr[-4000:], proc.returncode)
     session.trace = "\n".join(trace)
+    session.micropython, session.word, session.frozen = exe, facts["word"], facts["frozen"]
     return session
 
 
@@ -218,33 +258,41 @@ def _fixed_addresses():
 _ADDR_NO_RANDOMIZE = 0x0040000  # <sys/personality.h>
 
 
-def _block_bytes():
-    # MICROPY_BYTES_PER_GC_BLOCK = 4 * MP_BYTES_PER_OBJ_WORD (py/mpconfig.h 250-251): 32 on 64 bits
-    return 32
+def block_bytes(word=8):
+    # MICROPY_BYTES_PER_GC_BLOCK = 4 * MP_BYTES_PER_OBJ_WORD (py/mpconfig.h 250-251): 32 on 64
+    # bits, 16 on 32 bits (a 32-bit unix build, as the ESP32)
+    return 4 * word
 
 
-def esp32_heap(esp32_b=ESP32_GC_MAX_B, ratio=WORD_RATIO, harness_b=None):
+def esp32_heap(esp32_b=ESP32_GC_MAX_B, ratio=WORD_RATIO, harness_b=None, word=8):
     """The unix port's -X heapsize that gives the firmware what esp32_b gives it on the ESP32:
     the harness's own share, plus esp32_b scaled by the word ratio, plus the GC's tables (2 bits
-    of allocation table and 1 of finaliser table per 32 B block: 1/85 of the heap)."""
+    of allocation table and 1 of finaliser table per block, py/gc.c gc_setup_area: 1/85 of the
+    heap with 32 B blocks, 3/128 with a 32-bit build's 16 B)."""
     if harness_b is None:
         harness_b = probe().harness
-    return int(math.ceil((harness_b + esp32_b * ratio) * 86 / 85))
+    return int(math.ceil((harness_b + esp32_b * ratio) * _GC_TABLES[word]))
 
 
-_probe = []
+_GC_TABLES = {8: 86 / 85, 4: 131 / 128}  # heap bytes per byte the GC can give, by word size
 
 
-def probe():
+_probe = {}
+
+
+def probe(micropython=None):
     """The harness's share and the firmware's heap after building the Nest, in a roomy heap."""
-    if not _probe:
-        _probe.append(run(4 * 1024 * 1024, games=-1))
-    return _probe[0]
+    exe = micropython_path(micropython)
+    if exe not in _probe:
+        _probe[exe] = run(4 * 1024 * 1024, games=-1, micropython=exe)
+    return _probe[exe]
 
 
-def session(games=50, esp32_b=ESP32_GC_MAX_B, ratio=WORD_RATIO, **kw):
+def session(games=50, esp32_b=ESP32_GC_MAX_B, ratio=WORD_RATIO, micropython=None, **kw):
     """A session of `games` under the ESP32's heap (esp32_b bytes on the ESP32, scaled)."""
-    return run(esp32_heap(esp32_b, ratio), games=games, **kw)
+    word = port_facts(micropython)["word"]
+    return run(esp32_heap(esp32_b, ratio, probe(micropython).harness, word), games=games,
+               micropython=micropython, **kw)
 
 
 def to_esp32(unix_b, ratio=WORD_RATIO):
