@@ -118,13 +118,12 @@ class TurnFlow:
         if self.checked_g is not None and abs(level - self.checked_g) < tol / 2:
             return []  # weighed already: nothing moved since
         self.checked_g = level
-        check = nestcheck
         nest = self.game.nest
         pole = int(self.pole_seated) - int(bool(self.tare_pole))
-        off = level - pole * w.pole_g - check.nest_grams(nest, w.masses)
-        d = check.differ(off, nest, NEST_FULL, w.masses, tol)
+        off = level - pole * w.pole_g - nestcheck.nest_grams(nest, w.masses)
+        d = nestcheck.differ(off, nest, NEST_FULL, w.masses, tol)
         if d != {}:
-            return self._ask(EGGS_BACK, t_ms, check.asked(d, nest, NEST_FULL))
+            return self._ask(EGGS_BACK, t_ms, nestcheck.asked(d, nest, NEST_FULL))
         self.checking = None
         if abs(w.deficit_g() - self.bag_grams()) >= tol:
             self.relearn()  # learned at boot from another nest: learn the right one

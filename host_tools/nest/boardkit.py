@@ -29,7 +29,7 @@ from gulo.gamelog import LogError, read_log
 from gulo.rules import NEST_FULL, Game
 from gulo.vocab import BUTTON_PIN_NAMES
 from gulo.vocab import BUTTONS as BUTTON_NAMES
-from nest.appboard import FIRMWARE, Console, prepare_flash, start_app_board, write_file
+from nest.appboard import FIRMWARE, Console, start_app_board, write_file
 from nest.vboard import VirtualBoard
 from nest.words import note_kind
 
@@ -47,10 +47,6 @@ class Rebooted(Exception):
     """The firmware said "ready" again (a power cut, a reset, the watchdog) while we played."""
 
 
-# The firmware package (not main.py: a board with main.py on flash would run it before the
-# launcher sees the REPL) into a virtual board's flash folder: nest.appboard's, under the name the
-# harness has always given it.
-install_firmware = prepare_flash
 
 
 def outcome_without_time(outcome):
