@@ -432,7 +432,8 @@ def cut_and_check(nest, rng, seed, at_op=None):
     the firmware must resume the game from its flash: every action it reported before the cut is
     in the log (at most the one in flight is lost), the log replays (host engine) to exactly the
     state it announces, no file is reported damaged and every file on the flash folder reads back
-    with the firmware's own readers. The nest stays as it physically was at the cut."""
+    with the firmware's own readers. The nest stays as it physically was at the cut, unless the
+    cut lost an action: then it is set as the resumed game says (nest_as_the_game_says)."""
     new_games = 0
     if nest.game is None or nest.game.winner is not None:
         nest.new(2, rng.choice(("standard", "fast")), seed)
@@ -469,7 +470,8 @@ def cut_and_check(nest, rng, seed, at_op=None):
     files = check_flash(nest.board.flash_dir)
     ops = nest.ctl.flash_ops()
     result = {"reported": len(reported), "logged": 0, "in_flight_kept": 0, "in_flight_lost": 0,
-              "new_games": new_games, "files": files, "resumed": bool(ready["resumed"]), "put_back": 0,
+              "new_games": new_games, "files": files, "resumed": bool(ready["resumed"]),
+              "put_back": 0, "taken_out": 0,
               "recovered": len(nest.recovered), "torn": len(ops["torn"]),
               "cut_op": ops["last_cut"]["kind"] if at_op is not None and ops["last_cut"] else None}
     if not ready["resumed"]:
@@ -489,9 +491,11 @@ def cut_and_check(nest, rng, seed, at_op=None):
     nest.game, nest.actions = replayed, logged
     nest.outcomes = nest.outcomes[:len(logged)]
     result.update(logged=len(logged), in_flight_kept=max(0, len(logged) - len(reported)))
-    result["put_back"] = put_back_lost_egg(nest, rng)
-    # lost: an egg the resumed game does not know, or an action reported and not yet written
-    result["in_flight_lost"] = int(result["put_back"] > 0 or len(logged) < len(reported))
+    moved = nest_as_the_game_says(nest)
+    result["put_back"], result["taken_out"] = moved["back"], moved["out"]
+    # lost: an egg the resumed game does not know (or a pour-back it never asked for), or an
+    # action reported and not yet written
+    result["in_flight_lost"] = int(moved["back"] + moved["out"] > 0 or len(logged) < len(reported))
     return result
 
 
@@ -543,11 +547,14 @@ def check_resumed(reported, lines, state):
     return replayed, logged
 
 
-def put_back_lost_egg(nest, rng):
-    """The egg in flight at the cut that the resumed game does not know (its action was lost) is
-    on the table: the family unplugs the nest, puts it back and plugs in again, so the nest holds
-    what the game says. Nothing else is touched: the rest of the nest stays as it was. Returns how
-    many eggs went back."""
+def nest_as_the_game_says(nest):
+    """After a cut that lost an action, the bowl the family leaves is not the resumed game's
+    nest: the egg in flight lies on the table (a take lost), or every egg went back in at the
+    nest's word after a last egg or an alarm that the cut then lost (finding 6: the resumed game
+    has its round's eggs out, the bowl holds them all; an uncalibrated nest cannot tell, and
+    learns the bowl as the game's). The family unplugs the nest, pours every egg in, takes the
+    resumed game's round out again and plugs it in, so the nest holds what the game says; with
+    nothing to change, nothing is touched. Returns {"back": eggs put back, "out": eggs taken out}."""
     world = nest.ctl.world()
     # a rolling egg counts as out from the instant it leaves: wait for anything still moving
     t = world["t_ms"]
@@ -556,30 +563,29 @@ def put_back_lost_egg(nest, rng):
     if t > world["t_ms"]:
         time.sleep((t - world["t_ms"]) / 1000 + 0.2)
         world = nest.ctl.world()
-    lost = {c: nest.game.nest[c] - world["nest"][c] for c in NEST_FULL
-            if nest.game.nest[c] > world["nest"][c]}
-    if not lost:
-        return 0
-    if any(world["nest"][c] > nest.game.nest[c] for c in NEST_FULL):
-        raise Mismatch(f"the nest holds {world['nest']}, the resumed game {nest.game.nest}")
+    have, want = world["nest"], nest.game.nest
+    moved = {"back": sum(max(0, want[c] - have[c]) for c in NEST_FULL),
+             "out": sum(max(0, have[c] - want[c]) for c in NEST_FULL)}
+    if have == want:
+        return moved
     # off long enough to pour every egg back (at most 1.9 s) and take the bag's out again (a
     # roll lasts at most 250 ms), then power on
-    plan_ms = 2300 + 300 * sum(NEST_FULL[c] - nest.game.nest[c] for c in NEST_FULL)
+    plan_ms = 2300 + 300 * sum(NEST_FULL[c] - want[c] for c in NEST_FULL)
     nest.raise_on_boot = False
     nest.ctl.power_cut(off_ms=plan_ms)
     back = nest.ctl.pour_back()
     at = back["until_ms"] - back["t_ms"] + 100
     for c in NEST_FULL:
-        for _ in range(NEST_FULL[c] - nest.game.nest[c]):
+        for _ in range(NEST_FULL[c] - want[c]):
             nest.ctl.drop(c, in_ms=at)
             at += 300
     ready = nest.after_boot(timeout=30 + plan_ms / 1000)
     nest.drain(0.3)
     if not ready["resumed"] or ready["state"] != nest.game.state():
-        raise Mismatch(f"after the egg went back: {ready}, host {nest.game.state()}")
-    if nest.ctl.world()["nest"] != nest.game.nest:
-        raise Mismatch(f"the nest holds {nest.ctl.world()['nest']}, the game {nest.game.nest}")
-    return sum(lost.values())
+        raise Mismatch(f"after the eggs were set right: {ready}, host {nest.game.state()}")
+    if nest.ctl.world()["nest"] != want:
+        raise Mismatch(f"the nest holds {nest.ctl.world()['nest']}, the game {want}")
+    return moved
 
 
 def check_flash(flash_dir):
