@@ -11,10 +11,13 @@ for the new boot now (and fail with the harness as it was), and what the firmwar
 child's hand is that quick: with a calibration it asks for the egg back and the game goes on."""
 
 import random
+import time
 from pathlib import Path
 
 import pytest
 
+from gulo.rules import NEST_FULL, Game
+from nest import boardkit
 from nest.boardkit import (
     EGGS_BACK,
     Mismatch,
@@ -22,7 +25,9 @@ from nest.boardkit import (
     boot_planted,
     booted_nest,
     cut_and_check,
+    nest_as_the_game_says,
     planted_firmware,
+    stage_game,
 )
 
 pytestmark = [pytest.mark.board, pytest.mark.timeout(400)]
@@ -155,3 +160,58 @@ def test_planted_fault_a_relearn_that_trusts_the_nest_misses_the_egg_taken(tmp_p
     with booted_nest(tmp_path / "flash", calibrated=True, firmware=trusting) as nest:
         first = egg_taken_while_the_resumed_nest_learns(nest)
         assert first.get("phase") == "attempt", first   # no word about the egg out: it would stall
+
+
+def last_egg_ahead(players=2, variant="standard"):
+    """A game (host engine) that demands the last egg of a colour with other eggs of the round
+    out: (seed, actions). Its take is a last egg: the nest asks for every egg back at once."""
+    for seed in range(1, 100):
+        g = Game.new(players, variant, seed)
+        actions = []
+        while g.winner is None and len(actions) < 120:
+            if g.demand is None:
+                a = {"do": "reveal"} if g.can_reveal() else {"do": "choose", "colour": g.colours_ahead()[0]}
+            else:
+                if g.nest[g.demand] == 1 and sum(g.nest.values()) < sum(NEST_FULL.values()) - 1:
+                    return seed, actions
+                a = {"do": "take", "egg": g.demand}
+            g.apply(dict(a))
+            actions.append(a)
+    raise AssertionError("no seed leads to a last egg with a round out")
+
+
+def old_put_back(nest):
+    """The put-back of finding 6 (planted): eggs the bowl lacks go back; a bowl fuller than the
+    resumed game is left as it is."""
+    world = nest.ctl.world()
+    busy = max([e["t_ms"] for e in world["truth"]], default=0)
+    time.sleep(max(0, busy - world["t_ms"]) / 1000 + 0.2)   # anything still rolling lands
+    have = nest.ctl.world()["nest"]
+    if all(have[c] >= nest.game.nest[c] for c in NEST_FULL):
+        return {"back": 0, "out": 0}
+    return nest_as_the_game_says(nest)
+
+
+def cut_at_a_last_egg(nest, tmp_path):
+    """A staged game at a last egg (the bowl as the game says); the cut aimed at the take's line,
+    after the nest asked for every egg back and the harness (as a family) began pouring them."""
+    seed, actions = last_egg_ahead()
+    stage_game(nest, tmp_path, actions, 2, "standard", seed)
+    nest.drain(0.5)
+    nest_as_the_game_says(nest)
+    return cut_and_check(nest, random.Random(1), seed=seed, at_op=1)
+
+
+def test_a_cut_that_loses_a_last_egg_while_the_eggs_go_back_resumes_playable(tmp_path):
+    with booted_nest(tmp_path / "flash") as nest:
+        r = cut_at_a_last_egg(nest, tmp_path)
+        # the take was lost; the eggs the resumed game has out came out of the full bowl again
+        assert r["in_flight_lost"] == 1 and r["taken_out"] >= 1, r
+        assert any(a["do"] in ("take", "alarm") for a in nest.play_to_verdict())
+        nest.check_log()
+
+
+def test_planted_fault_a_put_back_that_leaves_a_fuller_bowl_fails_the_check(tmp_path, monkeypatch):
+    monkeypatch.setattr(boardkit, "nest_as_the_game_says", old_put_back)
+    with booted_nest(tmp_path / "flash") as nest, pytest.raises(Mismatch, match="after the cut the bowl"):
+        cut_at_a_last_egg(nest, tmp_path)

@@ -492,6 +492,9 @@ def cut_and_check(nest, rng, seed, at_op=None):
     nest.outcomes = nest.outcomes[:len(logged)]
     result.update(logged=len(logged), in_flight_kept=max(0, len(logged) - len(reported)))
     moved = nest_as_the_game_says(nest)
+    if nest.ctl.world()["nest"] != nest.game.nest:   # what the resumed game goes on from
+        raise Mismatch(f"after the cut the bowl holds {nest.ctl.world()['nest']}, the resumed "
+                       f"game {nest.game.nest}")
     result["put_back"], result["taken_out"] = moved["back"], moved["out"]
     # lost: an egg the resumed game does not know (or a pour-back it never asked for), or an
     # action reported and not yet written
