@@ -586,9 +586,7 @@ def nest_as_the_game_says(nest):
     nest.drain(0.3)
     if not ready["resumed"] or ready["state"] != nest.game.state():
         raise Mismatch(f"after the eggs were set right: {ready}, host {nest.game.state()}")
-    if nest.ctl.world()["nest"] != want:
-        raise Mismatch(f"the nest holds {nest.ctl.world()['nest']}, the game {want}")
-    return moved
+    return moved   # the caller checks the bowl against the game (cut_and_check)
 
 
 def check_flash(flash_dir):
