@@ -120,7 +120,7 @@ def test_planted_fault_a_phase_note_kept_across_a_boot_stalls_the_resumed_game(t
     with booted_nest(tmp_path / "flash") as nest:
         nest.__class__ = StalePhase
         with pytest.raises(AssertionError, match="not seen within"):
-            cut_in_an_attempt_then_take(nest, 10)
+            cut_in_an_attempt_then_take(nest, 5)
         assert nest.status()["phase"] == "attempt"
         assert nest.ctl.world()["nest"][nest.game.demand] == nest.game.nest[nest.game.demand] - 1
 
