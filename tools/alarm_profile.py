@@ -34,9 +34,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import bench_firmware as bf  # noqa: E402
+from vboard_fixtures import compile_gulo  # noqa: E402
+
 from nest.appboard import write_file  # noqa: E402
 from nest.vboard import VirtualBoard  # noqa: E402
-from vboard_fixtures import compile_gulo  # noqa: E402
 
 PROBE = ROOT / "tools" / "alarm_probe" / "alarm_probe.py"
 MAIN = b"import alarm_probe\nalarm_probe.install()\nimport gulo.app\ngulo.app.run()\n"

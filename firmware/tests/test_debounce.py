@@ -10,8 +10,9 @@ def run(d, pin, levels, step_ms=1, start=0):
     out = []
     t = start
     for level in levels:
-        pin.level = level
-        d.irq()
+        if level != pin.level:  # an edge: the IRQ fires (both edges armed)
+            pin.level = level
+            d.irq()
         s = d.poll(t)
         if s is not None:
             out.append((t, s))

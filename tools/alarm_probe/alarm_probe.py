@@ -30,9 +30,17 @@ _until = [0]
 _last_alloc = [0]
 
 
+RING = 32   # the last events before a window opens, kept to see what the IRQ waited for
+_ring = array.array("l", bytearray(4 * 3 * RING))
+_r = [0]
+
+
 def rec(code, arg=0):
     t = time.ticks_us()
     if time.ticks_diff(_until[0], t) < 0:
+        i = 3 * (_r[0] % RING)
+        _ring[i], _ring[i + 1], _ring[i + 2] = code, arg, t
+        _r[0] += 1
         if _until[0]:
             # the window is over: did a collection run in it? (gc.mem_alloc walks the heap's
             # table, ~0.5 ms on the ESP32 clock: once per window, not per event)
@@ -52,6 +60,10 @@ def _put(code, arg, t):
 
 
 def _arm(code):
+    if not _until[0]:  # a new window: what ran before it first, codes + 100
+        for k in range(max(0, _r[0] - RING), _r[0]):
+            i = 3 * (k % RING)
+            _put(_ring[i] + 100, _ring[i + 1], _ring[i + 2])
     _until[0] = time.ticks_add(time.ticks_us(), WINDOW_US)
     _last_alloc[0] = gc.mem_alloc()
     rec(code)
@@ -136,7 +148,7 @@ def install():
     _wrap_method(turnflow.TurnFlow, "pole", FLOW_IN, FLOW_OUT, lambda self, s, t: 1)
     _wrap_method(turnflow.TurnFlow, "button", FLOW_IN, FLOW_OUT, lambda self, n, t: 2)
     _wrap_method(turnflow.TurnFlow, "sample", FLOW_IN, FLOW_OUT, lambda self, t, g: 3)
-    from gulo import ledview, gamestore
+    from gulo import gamestore, ledview
     _wrap_method(ledview.LedView, "render", RENDER_IN, RENDER_OUT)
     _wrap_method(gamestore.GameStore, "record", RECORD_IN, RECORD_OUT)
 
