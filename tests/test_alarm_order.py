@@ -53,7 +53,7 @@ def lines_of_an_alarm(board, planted=None):
     result = []
     for ev, freq, duty, strip in seen["lines"]:
         # tile k is LED k-1 (gulo.board.LED_PATH_FIRST = 0), GRB on the strip: red = (0, r, 0)
-        red = sum(1 for k in range(path) if strip[3 * k] == 0 and strip[3 * k + 1] > 0 and strip[3 * k + 2] == 0)
+        red = sum(1 for k in range(path) if strip[3 * k + 1] > 0 == strip[3 * k] == strip[3 * k + 2])
         result.append((ev, freq, duty, red))
     return result, path
 

@@ -1,6 +1,7 @@
 """Where the alarm's time goes, on the virtual board's ESP32 clock (docs/firmware-budgets.md).
 
     PYTHONPATH=host_tools:firmware .venv/bin/python tools/alarm_profile.py [--trials 20] [--timing esp32]
+        [--firmware DIR/firmware] [--raw FILE]
 
 Boots the firmware (as .mpy, as tools/bench.py does) with tools/alarm_probe/alarm_probe.py wrapped
 around it, runs tools/bench_firmware.py's pole alarms and reveal-button presses, then reads the
@@ -34,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import bench_firmware as bf  # noqa: E402
-from vboard_fixtures import compile_gulo  # noqa: E402
+import vboard_fixtures  # noqa: E402
 
 from nest.appboard import write_file  # noqa: E402
 from nest.vboard import VirtualBoard  # noqa: E402
@@ -72,7 +73,8 @@ def analyse(win, kind):
     world = next((e[1] for e in win if e[0] == WORLD_MS), None)
     task = TASKS.index("pole" if kind == IRQ_REED else "buttons")
     wake = first(win, lambda e: e[0] == STEP_IN and e[1] == task, t0)
-    confirm = first(win, lambda e: e[0] == POLL and e[1] % 10 and (e[1] // 10 == (1 if kind == IRQ_REED else 2)), t0)
+    which = 1 if kind == IRQ_REED else 2  # the probe's POLL arg: 10 x which + the result
+    confirm = first(win, lambda e: e[0] == POLL and e[1] % 10 and e[1] // 10 == which, t0)
     if wake is None or confirm is None:
         return None
     flow_out = first(win, lambda e: e[0] == FLOW_OUT, confirm[2])
@@ -147,9 +149,12 @@ def main(argv=None):
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--timing", default="esp32", choices=("esp32", "esp32-worst", "host"))
     ap.add_argument("--raw", help="also write the probe's events to this file")
+    ap.add_argument("--firmware", type=Path, default=vboard_fixtures.FIRMWARE,
+                    help="the firmware/ folder to profile (default: this checkout's)")
     a = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, VirtualBoard(baud=0, timing=a.timing) as board:
-        mpy = compile_gulo(tmp)
+        vboard_fixtures.FIRMWARE = a.firmware  # compile_gulo compiles that folder's gulo/
+        mpy = vboard_fixtures.compile_gulo(tmp)
         bf.mpremote(board, "fs", "cp", "-r", str(mpy), ":")
         bf.mpremote(board, "fs", "cp", str(PROBE), ":alarm_probe.py")
         write_file(board, "main.py", MAIN)
@@ -183,9 +188,10 @@ def main(argv=None):
             alarms.append(r)
         else:
             presses.append(r)
+    med = statistics.median
     print(f"probe: {len(events)} events; bench read-back (world ms, probe on): pole -> siren median "
-          f"{statistics.median(buzz):.0f} p95 {p95(buzz):.0f}; pole -> LEDs median {statistics.median(leds):.0f} "
-          f"p95 {p95(leds):.0f}; reveal -> LEDs median {statistics.median(button_ms):.0f} p95 {p95(button_ms):.0f}")
+          f"{med(buzz):.0f} p95 {p95(buzz):.0f}; pole -> LEDs median {med(leds):.0f} p95 {p95(leds):.0f}; "
+          f"reveal -> LEDs median {med(button_ms):.0f} p95 {p95(button_ms):.0f}")
     table(alarms, "pole alarms")
     table(presses, "reveal presses")
 
