@@ -6,12 +6,15 @@
 # Tasks (each small, none blocks; idle, only the sampler (10-94/s) and the console wake often):
 #   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds grams
 #             to the flow (and the weigher in it); its wait is bounded, so a silent HX711 is a fault
-#   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm
-#   buttons   woken by the buttons' IRQ flag, polls every 10 ms only while one is settling or
-#             Menu is held (a long press undoes the last verdict: gulo.debounce.LONG_PRESS_MS)
+#   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm (one sleep)
+#   buttons   woken by the buttons' IRQ flag, sleeps out the calm of the one settling, and polls
+#             every 10 ms while Menu is held (a long press undoes the last verdict:
+#             gulo.debounce.LONG_PRESS_MS)
 #   ticker    closes the flow's confirmation window on time, even with no samples; sleeps otherwise
 #   lights    redraws the LED view when the flow changes, at ~30 fps only while something moves
-#   sound     follows the current tune on the buzzer PWM; sleeps while nothing plays
+#             (an action's first picture is drawn by Nest.handle itself, before its report)
+#   sound     follows the current tune on the buzzer PWM (a tune's first note is written by
+#             Nest.play itself); sleeps while nothing plays
 #   console   JSON lines in on the USB serial; everything that happens goes out as JSON lines
 #   watchdog  feeds the WDT only while the other tasks show signs of life
 #
@@ -345,7 +348,8 @@ class Nest:
             if ms is None:
                 await self.redraw.wait()  # still until the flow changes
             else:
-                # The next frame or blink, or sooner if the flow changes (a console command).
+                # The next frame or blink, or sooner if the flow changes (an action, which
+                # handle has drawn already, or a console command): the frames follow from it.
                 try:
                     await asyncio.wait_for_ms(self.redraw.wait(), ms)
                 except asyncio.TimeoutError:
