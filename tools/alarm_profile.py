@@ -84,6 +84,9 @@ def analyse(win, kind):
     r = {"IRQ": 0.0, "task wakes": (wake[2] - t0) / 1000, "change confirmed": (confirm[2] - t0) / 1000,
          "flow done": (flow_out[2] - t0) / 1000, "handle called": (handle_in[2] - t0) / 1000}
     end = handle_in[2]
+    handle_out = first(win, lambda e: e[0] == HANDLE_OUT, handle_in[2])
+    if handle_out is not None:
+        r["handle's own work (ms)"] = (handle_out[2] - handle_in[2]) / 1000
     if kind == IRQ_REED:
         pwm = first(win, lambda e: e[0] == PWM_FREQ and e[1] == ALARM_HZ, handle_in[2])
         if pwm is None:
