@@ -2,7 +2,8 @@
 # deployed to a nest): it wraps the firmware's methods and tasks before gulo.app.run() builds the
 # Nest, and records (code, arg, ticks_us) into one array allocated here, but only in a window after
 # each reed or button IRQ (WINDOW_US), so the idle firmware is not slowed. Its own bytecode is on
-# the ESP32 clock too (a few us x the factor per event): the breakdown it gives is an upper bound.
+# the ESP32 clock too (about 10 us per event), and its wrappers allocate (the arguments' tuples),
+# so it may bring a collection sooner than the firmware alone: its breakdown is an upper bound.
 # time.ticks_us is the board's ESP32 clock on ESP32 timing (host_tools/nest/vboard/mpy/_vbboot.py).
 import array
 import gc
@@ -22,7 +23,7 @@ SHOW_IN, SHOW_OUT, RENDER_IN, RENDER_OUT, FLOW_IN, FLOW_OUT, RECORD_IN, RECORD_O
     12, 13, 14, 15, 16, 17, 18, 19
 GC_FREED, WORLD_MS, LOOP_IN, LOOP_OUT, SLEEP_IN, SLEEP_OUT = 20, 21, 22, 23, 24, 25
 
-N = 10000  # events (the VM heap is an ESP32-sized one: 120 KB here)
+N = 10000  # events: 120 KB, and as much again for the zeros it is made from (30,000 did not fit)
 WINDOW_US = 100000  # the outputs come within ~70 ms of the IRQ (before this change)
 _buf = array.array("l", bytearray(4 * 3 * N))  # zeros, allocated once
 _n = [0]
