@@ -6,12 +6,15 @@
 # Tasks (each small, none blocks; idle, only the sampler (10-94/s) and the console wake often):
 #   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds grams
 #             to the flow (and the weigher in it); its wait is bounded, so a silent HX711 is a fault
-#   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm
-#   buttons   woken by the buttons' IRQ flag, polls every 10 ms only while one is settling or
-#             Menu is held (a long press undoes the last verdict: gulo.debounce.LONG_PRESS_MS)
+#   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm (one sleep)
+#   buttons   woken by the buttons' IRQ flag, sleeps out the calm of the one settling, and polls
+#             every 10 ms while Menu is held (a long press undoes the last verdict:
+#             gulo.debounce.LONG_PRESS_MS)
 #   ticker    closes the flow's confirmation window on time, even with no samples; sleeps otherwise
 #   lights    redraws the LED view when the flow changes, at ~30 fps only while something moves
-#   sound     follows the current tune on the buzzer PWM; sleeps while nothing plays
+#             (an action's first picture is drawn by Nest.handle itself, before its report)
+#   sound     follows the current tune on the buzzer PWM (a tune's first note is written by
+#             Nest.play itself); sleeps while nothing plays
 #   console   JSON lines in on the USB serial; everything that happens goes out as JSON lines
 #   watchdog  feeds the WDT only while the other tasks show signs of life
 #
@@ -49,6 +52,8 @@ _WDT_MS = const(8000)
 # it writes the action to flash anyway (the lights redraw in one pass: ~3 ms for 25 LEDs at
 # 30 us each, WS2812B datasheet; the sound task follows its tune every 5 ms).
 _WRITE_WAIT_MS = const(100)
+# How often the buttons task looks at a Menu held down (a long press: gulo.debounce.LONG_PRESS_MS).
+_HOLD_POLL_MS = const(10)
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
 # console polls): the others sleep until there is something to do.
 HEARTBEATS = ("sampler", "console")
@@ -98,7 +103,9 @@ class Nest:
         self.timed = asyncio.Event()     # the flow may have a deadline: the ticker keeps it
         self.sounding = asyncio.Event()  # a tune started
         self.writing = asyncio.Event()   # actions queued: the writer puts them on flash
-        self.buzzing = 0                 # Hz the buzzer plays now (set by the sound task)
+        self.buzzing = 0                 # Hz the buzzer plays now (Nest.buzz)
+        self.shown = bytearray(len(self.view.buf))  # what the strip shows (Nest.draw)
+        self.drawn_once = False
         self.cal = None  # the gulo.calibration.Calibration made by the first calibration command
         game, problem = self.store.resume()
         for p in (problem, self.config.problem, self.calib.problem):
@@ -119,15 +126,20 @@ class Nest:
         print(json.dumps(obj))
 
     def handle(self, notes, t_ms):
-        """Carry out what the flow said: sound, light and report first, then queue the actions for
-        the writer task, which puts them on flash once the siren and the LEDs have run: a flash
-        write (an append, or a block erase on littlefs: 45 ms typ., W25Q32JV tSE) never stands
-        between the pole and the alarm. A power cut loses at most the action in flight."""
+        """Carry out what the flow said: the buzzer and the LEDs are written here, in this call,
+        before any console line, any JSON and any flash write (the sound and lights tasks only
+        follow the tune and the animation afterwards: waiting for their turn put the other tasks'
+        steps, and this call's own reports, between the pole and the siren: tools/alarm_profile.py,
+        docs/firmware-budgets.md). Then the report, then the actions queued for the writer task,
+        which puts them on flash once the siren and the LEDs have run: a flash write (an append,
+        or a block erase on littlefs: 45 ms typ., W25Q32JV tSE) never stands between the pole and
+        the alarm. A power cut loses at most the action in flight."""
         for note in notes:
             tune = sounds.for_note(note)
             if tune:
                 self.play(tune, t_ms)
         if notes:
+            self.draw(t_ms)
             self.changed()
         for note in notes:
             if "action" in note:
@@ -175,8 +187,35 @@ class Nest:
         self.cal = self.scale = cal
 
     def play(self, tune, t_ms):
+        """Start a tune: its first note is on the buzzer when this returns (the sound task, woken,
+        follows the rest)."""
         self.tune.play(tune, t_ms)
+        self.buzz(t_ms)
         self.sounding.set()
+
+    def buzz(self, t_ms):
+        """The buzzer set to what the tune says at t_ms (the PWM written only on a change);
+        returns that frequency (0: silent). Allocates nothing (firmware/tests/test_alarm_path.py)."""
+        f = self.tune.freq_at(t_ms)
+        if f != self.buzzing:
+            pwm = self.hw.buzzer
+            if f:
+                pwm.freq(f)
+                pwm.duty_u16(self.config.values["volume"] * 327)  # 100 -> half duty: loudest
+            else:
+                pwm.duty_u16(0)
+            self.buzzing = f
+        return f
+
+    def draw(self, t_ms):
+        """The LED view of the flow at t_ms onto the strip, if it changed since the last one
+        written. Allocates nothing (firmware/tests/test_alarm_path.py)."""
+        buf = self.view.render(self.flow, t_ms)
+        if self.drawn_once and buf == self.shown:
+            return
+        self.hw.show(buf)
+        self.shown[:] = buf
+        self.drawn_once = True
 
     def deal(self, players, variant, seed=None):
         """A new Game, with its set-up line written to flash (seed None: a fresh one from the
@@ -241,28 +280,33 @@ class Nest:
             self.play("nope", now)
 
     async def pole(self, flag):
+        # Asleep until the reed's IRQ; then a poll at once (the calm starts at the edge, not a
+        # poll period later) and one sleep for the rest of the calm, not a poll every few ms:
+        # each wake-up is a pass of the event loop, and any task's step may come before it.
         reed = self.hw.reed
         while True:
             if not reed.settling():
                 await flag.wait()
-            await asyncio.sleep_ms(2)
             now = self.clock.now()
             seated = reed.poll(now)
             if seated is not None:
                 self.handle(self.flow.pole(seated, now), now)
+            elif reed.settling():
+                await asyncio.sleep_ms(reed.calm_left(now))
 
     async def buttons(self, flag):
         buttons = self.hw.buttons
         held = Hold()  # Menu held for LONG_PRESS_MS: the players undo the last verdict
         while True:
-            # Asleep until an edge on any button; then every 10 ms while one is settling (the
-            # debouncer wants 20 ms of calm before it confirms a press) or Menu is held down.
+            # Asleep until an edge on any button; then polled at once, and again when the
+            # soonest calm is over (the debouncer wants 20 ms of calm before it confirms a
+            # press), or every 10 ms while Menu is held down.
             await flag.wait()
             settling = True
             while settling:
-                await asyncio.sleep_ms(10)
                 now = self.clock.now()
                 settling = False
+                wait = _HOLD_POLL_MS
                 for name, b in buttons:
                     pressed = b.poll(now)
                     if pressed is True:
@@ -273,7 +317,11 @@ class Nest:
                         if held.poll(now):
                             self.handle(self.flow.menu_held(now), now)
                         settling = settling or held.waiting()
-                    settling = settling or b.settling()
+                    if b.settling():
+                        settling = True
+                        wait = min(wait, b.calm_left(now))
+                if settling:
+                    await asyncio.sleep_ms(wait)
 
     async def ticker(self):
         # Samples already let time pass for the flow 10-94 times a second (TurnFlow.sample ticks
@@ -292,40 +340,24 @@ class Nest:
 
     async def lights(self):
         view = self.view
-        shown = bytearray(len(view.buf))
-        first = True
         while True:
             self.redraw.clear()
             now = self.clock.now()
-            buf = view.render(self.flow, now)
-            if first or buf != shown:  # only a changed picture goes out to the strip
-                self.hw.show(buf)
-                shown[:] = buf
-                first = False
+            self.draw(now)  # (handle has drawn an action's picture already: this one is the same)
             ms = view.still_ms(self.flow, now)
             if ms is None:
                 await self.redraw.wait()  # still until the flow changes
             else:
-                # The next frame or blink, or sooner if the flow changes: an alarm during an
-                # animation must not wait out a frame (pole -> red LEDs <= 50 ms).
+                # The next frame or blink, or sooner if the flow changes (an action, which
+                # handle has drawn already, or a console command): the frames follow from it.
                 try:
                     await asyncio.wait_for_ms(self.redraw.wait(), ms)
                 except asyncio.TimeoutError:
                     pass
 
     async def sound(self):
-        pwm = self.hw.buzzer
-        playing = 0
         while True:
-            f = self.tune.freq_at(self.clock.now())
-            if f != playing:
-                if f:
-                    pwm.freq(f)
-                    pwm.duty_u16(self.config.values["volume"] * 327)  # 100 -> half duty: loudest
-                else:
-                    pwm.duty_u16(0)
-                playing = f
-            self.buzzing = f  # what the writer waits for (the siren before the flash)
+            f = self.buzz(self.clock.now())
             if not f and not self.tune.steps:
                 self.sounding.clear()
                 await self.sounding.wait()  # silent until the next tune

@@ -1,7 +1,11 @@
 # Debouncing for the reed switch and the buttons: the pin's IRQ only raises a flag (no allocation,
 # no work in the handler); the task that owns the pin calls poll() and gets a state once the level
-# has stayed put for `stable_ms`. Reed bounce is under 1 ms and ESP32 IRQs are soft and come in
-# bursts, so 20 ms of calm is both safe and well inside the 50 ms alarm budget.
+# has stayed put for `stable_ms`: no edge (IRQ) and no change of level since the calm began. Reed
+# bounce is "normally in the range of 0.5 ms to 1 ms" (reed-sensor.com glossary, "Bounce Time")
+# and ESP32 IRQs are soft and come in bursts, so 20 ms of calm is 20x the bounce, and a wobbling
+# pole that opens the reed for less than that is no alarm. Every edge starts the calm again, even
+# one the task never saw as a level (a wobble shorter than its sleep): the task can sleep out the
+# calm in one go (calm_left) instead of polling, and confirm as soon as it is over.
 #
 # Every IRQ handler of the nest is a bound method of an object built once at start-up (passing
 # `obj.irq` to Pin.irq makes the bound method then, not per interrupt): a call stores a flag and,
@@ -18,7 +22,7 @@ class Debounced:
         self.raw = pin.value()
         self.since = now
         self.state = self._active(self.raw)  # the confirmed state: True = active
-        self.pending = False                 # set by the IRQ: the level moved, poll soon
+        self.pending = False                 # set by the IRQ: an edge since the last poll
 
     def _active(self, level):
         return (level == 0) if self.active_low else (level == 1)
@@ -36,15 +40,16 @@ class Debounced:
             self.flag.set()
 
     def poll(self, now):
-        """The new confirmed state if it changed (True/False), else None. `now` in ms."""
+        """The new confirmed state if it changed (True/False), else None. `now` in ms. An edge
+        since the last poll (the IRQ's `pending`) or a new level starts the calm again."""
         level = self.pin.value()
-        if level != self.raw:
+        if self.pending or level != self.raw:
+            self.pending = False
             self.raw = level
             self.since = now
             return None
         if now - self.since < self.stable_ms:
             return None
-        self.pending = False
         active = self._active(level)
         if active == self.state:
             return None
@@ -54,6 +59,10 @@ class Debounced:
     def settling(self):
         """True while a change is waiting to be confirmed: keep polling."""
         return self.pending or self._active(self.raw) != self.state
+
+    def calm_left(self, now):
+        """ms until the calm begun at the last poll is long enough to confirm (at least 1)."""
+        return max(1, self.stable_ms - (now - self.since))
 
 
 class IrqFlag:

@@ -64,10 +64,14 @@ class LedView:
         n = len(game.path)
         last = flow.last
         age = t_ms - last["t_ms"] if last else 1 << 30
-        # 1. the path at rest
+        # 1. the path at rest, or red all along during an alarm's flash (painted once: the
+        # alarm's first frame is drawn between the pole and the LEDs, every _set costs there)
+        red = flow.phase != WON and self._red_flash(last, age)
         for k in range(1, board.LED_PATH_COUNT + 1):
             if k > n:
                 self._set(self.tile_led(k), (0, 0, 0))
+            elif red:
+                self._set(self.tile_led(k), RED)
             elif k <= game.revealed:
                 here = k in game.positions
                 self._set(self.tile_led(k), COLOURS[game.path[k - 1]], 255 if here else FACE_UP)
@@ -122,16 +126,17 @@ class LedView:
         if not last or last["event"] not in ("success", "alarm") or age >= self._anim_ms(last):
             return
         if last["event"] == "alarm" and age < 6 * FLASH_MS:
-            if (age // FLASH_MS) % 2 == 0:
-                for k in range(1, n + 1):
-                    self._set(self.tile_led(k), RED)
-            return
+            return  # the flash: red (render's first pass) or the path at rest
         run = age - (6 * FLASH_MS if last["event"] == "alarm" else 0)
         a, b = last["from"], last["to"]
         step = 1 if b > a else -1
         k = a + step * (1 + run // STEP_MS)
         if 1 <= k <= n:
             self._set(self.tile_led(k), WHITE)
+
+    def _red_flash(self, last, age):
+        """True while an alarm's flash shows the path red (three times FLASH_MS on, FLASH_MS off)."""
+        return bool(last) and last["event"] == "alarm" and age < 6 * FLASH_MS and (age // FLASH_MS) % 2 == 0
 
     def _rainbow(self, n, t_ms):
         for k in range(1, n + 1):
@@ -166,6 +171,17 @@ class LedView:
                 for c in eggs:
                     return COLOURS[c]
         return AMBER
+
+
+def to_strip(rgb, out, order):
+    """An RGB buffer (LedView.buf) into a strip driver's buffer `out`, whose bytes of each LED are
+    in `order` (the offsets of R, G, B: NeoPixel.ORDER). In place, allocating nothing: the LEDs'
+    write on the alarm's path (firmware/tests/test_alarm_path.py)."""
+    r, g, b = order[0], order[1], order[2]
+    for j in range(0, len(rgb), 3):
+        out[j + r] = rgb[j]
+        out[j + g] = rgb[j + 1]
+        out[j + b] = rgb[j + 2]
 
 
 def wheel(x):

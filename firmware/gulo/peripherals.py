@@ -11,6 +11,7 @@ import neopixel
 from gulo import board
 from gulo.debounce import Debounced, IrqFlag
 from gulo.hx711 import HX711
+from gulo.ledview import to_strip
 from gulo.vocab import BUTTON_PIN_NAMES, BUTTONS
 
 # (name, GPIO) of each button, in gulo.vocab's order, from its pin's name in the pin map.
@@ -35,11 +36,12 @@ class Peripherals:
         self.hx_irq = None  # the HX711's DOUT handler (gulo.debounce.IrqFlag), once armed
 
     def show(self, rgb):
-        """Copy an RGB buffer (gulo.ledview) to the strip."""
+        """Copy an RGB buffer (gulo.ledview) to the strip. Straight into the driver's buffer in its
+        byte order (NeoPixel's `buf` and `ORDER`: MicroPython's neopixel module, micropython-lib
+        micropython/drivers/led/neopixel, GRB for the WS2812B): no tuple per LED and no call of
+        its Python __setitem__ on the alarm's path."""
         strip = self.strip
-        for i in range(len(strip)):
-            j = 3 * i
-            strip[i] = (rgb[j], rgb[j + 1], rgb[j + 2])
+        to_strip(rgb, strip.buf, strip.ORDER)
         strip.write()
 
     def arm(self, reed_flag, button_flag, hx_flag):

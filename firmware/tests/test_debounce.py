@@ -10,8 +10,9 @@ def run(d, pin, levels, step_ms=1, start=0):
     out = []
     t = start
     for level in levels:
-        pin.level = level
-        d.irq()
+        if level != pin.level:  # an edge: the IRQ fires (both edges armed)
+            pin.level = level
+            d.irq()
         s = d.poll(t)
         if s is not None:
             out.append((t, s))
@@ -58,3 +59,52 @@ def test_hold_tells_a_long_press_once():
     h.change(False, 9000)
     h.change(True, 9100)
     assert h.poll(9100 + LONG_PRESS_MS) == "long"                  # the next press again
+
+
+class PollsLevelsOnly(Debounced):
+    """The planted fault: a debouncer that looks at levels only (the IRQ's edges ignored), as the
+    poll before this change did: a blip between two polls goes unseen."""
+
+    def poll(self, now):
+        self.pending = False
+        return Debounced.poll(self, now)
+
+
+def blip_between_polls(cls):
+    """The pole lifts (edge at t=0, the task polls at once and sleeps out the calm); while it
+    sleeps the reed closes and opens again (two IRQs), unseen as a level by the poll at t=20.
+    Returns [(t, state)] confirmed when polled at t=0, 20 and then every ms to 60."""
+    pin = FakePin(0)
+    d = cls(pin, stable_ms=20)
+    pin.level = 1
+    d.irq()
+    out = []
+    for t in [0] + list(range(20, 61)):
+        if t == 20:  # the blip, before this poll: both edges, the level back to open
+            pin.level = 0
+            d.irq()
+            pin.level = 1
+            d.irq()
+        s = d.poll(t)
+        if s is not None:
+            out.append((t, s))
+    return out
+
+
+def test_an_edge_the_poll_never_saw_as_a_level_restarts_the_calm():
+    # The task sleeps out the calm in one go (calm_left), so the IRQ's edges, not the levels it
+    # happens to read, must restart it: the pole is out only 20 ms after the blip was noticed.
+    assert blip_between_polls(Debounced) == [(40, False)]
+
+
+def test_planted_fault_a_debouncer_of_levels_only_fails_the_check():
+    assert blip_between_polls(PollsLevelsOnly) == [(20, False)]  # confirmed through the blip
+
+
+def test_calm_left_is_what_remains_of_the_calm():
+    pin = FakePin(0)
+    d = Debounced(pin, stable_ms=20)
+    pin.level = 1
+    d.irq()
+    assert d.poll(100) is None and d.calm_left(100) == 20 and d.calm_left(113) == 7
+    assert d.calm_left(125) == 1  # never a sleep of 0: the task polls again at once
