@@ -147,6 +147,8 @@ class Weigher:
         self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
         self._cand16 = 0
         self._cand_t = 0
+        self._cand_tn = 0      # t_ms the window's mean reached that level
+        self._t_up = -1        # t_ms the window's mean rose well above that level (a new hand?)
         self._near16 = 0       # where the window's mean arrived, and when (_NEAR):
         self._t_near = -1      # -1 while not BUSY
         self._x1 = 0
@@ -327,8 +329,21 @@ class Weigher:
             # egg lifted on
             lim = 5 * sig if sig > 20 * _S else 100 * _S
             if mean16 - self._cand16 > lim:
-                return self._taken_before(t_ms)
-            if y * _S - self._cand16 < -lim:
+                # a hand pressing stays: only a rise that has lasted a whole window (_T_WIN) is
+                # one. A knock on the pole is a 20 ms jolt, and the pole falls out of its seat
+                # after it (the reed drops the waiting level then): its rise was an egg said
+                # while a hand still held it (the physics model's seeds 1034 and 1251)
+                if self._t_up < 0:
+                    self._t_up = t_ms
+                elif ((t_ms - self._t_up + _HALF) & _WRAP) - _HALF >= _T_WIN:
+                    return self._taken_before(t_ms)
+            else:
+                self._t_up = -1
+            if mean16 - self._cand16 < -lim:
+                # the held egg lifted on: the level falls by the rest of the egg (at least 1 g
+                # of the lightest). The window's mean, not one sample: a ringing bowl swings
+                # its samples both ways about a level that has not moved (seed 1236's
+                # neighbour egg rolling into the gap)
                 self._cand = -1
         if self._state == _INIT:
             # The start learns from a calm nest only. A board that boots while the nest still
@@ -359,9 +374,21 @@ class Weigher:
         # where the mean is, and since when: the window's last sample when the mean arrived (its
         # first could still be on the lift's ramp, before the hold began)
         d = mean16 - self._near16
-        if self._t_near < 0 or d > _NEAR * _S + sig or d < -_NEAR * _S - sig:
+        if d < 0:
+            d = -d
+        d -= _NEAR * _S + sig
+        if self._t_near < 0 or (d > 0 and not self._ringing(d >> 4, w, var_w2)):
             self._near16 = mean16
             self._t_near = t_ms
+            if self._cand >= 0:
+                # back at the level that waits out a possible hold: a hold is at most 0.5 s
+                # from when its level was first reached, and this one has neither fallen
+                # (lifted on: the wait is dropped) nor been pressed on, so whatever moved the
+                # mean in between (a neighbour egg's knock, a spike) left the hold's start
+                d = mean16 - self._cand16
+                if -_NEAR * _S - sig <= d <= _NEAR * _S + sig:
+                    self._near16 = self._cand16
+                    self._t_near = self._cand_tn
         if quiet:
             if self._t_q < 0:
                 tq = (t_ms - (w - 1) * self._per16 // _S) & _WRAP
@@ -375,6 +402,19 @@ class Weigher:
         else:
             self._t_q = -1
         return None
+
+    @staticmethod
+    def _ringing(e, w, var_w2):
+        """Is a window mean e cg off the level explained by an oscillation about it (the bowl
+        ringing, a tremor)? The mean of A sin(2 pi f t + phi) over a window of T s is off its
+        centre by at most A / (pi f T) (integrate the sine), and the window's sd is A / sqrt 2:
+        so by at most sqrt 2 sd / (pi f T) <= sd / 2 for any f T >= 0.9, which is every ring or
+        tremor of 9 Hz or more in a 100 ms window (the bowl rings at 20-60 Hz, a hand trembles at
+        8-12 Hz: docs/weigher.md). A level that moves (a lift's ramp, a held egg lifted on) is
+        not an oscillation: its mean is off by more than half its spread (a ramp's by sqrt 3 sd).
+        In small ints: e <= sqrt(var_w2) / (2 w), squared."""
+        e *= w
+        return e < 12200 and 4 * e * e <= var_w2
 
     def _track(self, t_ms):
         """Measure the sample period from the time the last span of windows took: one window at
@@ -536,6 +576,8 @@ class Weigher:
                     self._cand = bi
                     self._cand16 = mean16
                     self._cand_t = self._t_q
+                    self._cand_tn = self._t_near
+                    self._t_up = -1
                 self._k_next = k + _T_STILL - kn   # nothing to say before (a quiet level moves little)
                 return None
             if best is not None and ((err < acc and quick) or sure):
