@@ -86,6 +86,9 @@ _T_CONV = const(20)
 # opens 10-40 ms in: taken for a hand, the jolt named a held egg early (physics seeds 1034, 1251
 # at 80 SPS, issue 13's third round). One window: the jolt has left the window's mean by then.
 _T_PRESS = const(100)
+# the creep allowed when all eggs are back: 1/_CREEP of the weight that came back (0.2 %; the
+# physics model's creep is 0.02-0.1 % of a load change, nest.world's 0.2 %)
+_CREEP = const(500)
 _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
 _N_INIT = const(24)    # the start's sample count stops here (an ever-growing int would allocate)
 _N_MIN = const(8)      # samples and ...
@@ -604,7 +607,7 @@ class Weigher:
             # hand resting on the eggs with about the weight of those out (a fumble, a firm
             # grip) lands anywhere in the tolerance: further off, wait _T_ADD (its leaving was a
             # false egg: physics seeds 1088, 1231, 1274, 1287, 1297)
-            ex = self._zero - delta // 500
+            ex = self._zero - delta // _CREEP
             if -ex < d_full < ex or k >= _T_ADD:
                 self._settle(t_ms, mean16)
                 self._full16 = mean16 if self._pole_now else mean16 + self._pole16
