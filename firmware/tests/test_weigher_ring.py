@@ -7,9 +7,10 @@
 
 import sys
 
-from gulo.weigher import Weigher
 from test_weigher_rate import _hold_case, _with_constant
 from weigh_ring_traces import TRACES
+
+from gulo.weigher import Weigher
 
 
 def replay(name, weigher_class=Weigher):
@@ -24,6 +25,17 @@ def replay(name, weigher_class=Weigher):
         if ev is not None:
             events.append(ev)
     return events, truth
+
+
+def with_ring_test(answer, check):
+    """Run check() with the weigher's ring test replaced by a fixed answer (a planted fault;
+    CPython only: a method replaced)."""
+    saved = Weigher.__dict__["_ringing"]   # the staticmethod itself
+    setattr(Weigher, "_ringing", staticmethod(lambda e, w, var_w2: answer))
+    try:
+        return check()
+    finally:
+        setattr(Weigher, "_ringing", saved)
 
 
 def names(events):
@@ -68,12 +80,7 @@ def test_the_ring_rule_fails_without_it():
     # red egg then still waits when the yellow one rolls: both folded into `out: 2`.
     if sys.implementation.name != "cpython":
         return
-    saved = Weigher.__dict__["_ringing"]   # the staticmethod itself
-    Weigher._ringing = staticmethod(lambda e, w, var_w2: False)
-    try:
-        assert not ring_before_roll_ok()
-    finally:
-        Weigher._ringing = saved
+    assert not with_ring_test(False, ring_before_roll_ok)
 
 
 def test_a_knock_on_the_pole_during_a_still_hold_is_not_a_new_hand():
@@ -129,14 +136,13 @@ def test_the_struck_hold_check_fails_when_every_swing_is_a_ring():
     # level is "reached" on the lift's ramp, and the hold check sees early verdicts
     if sys.implementation.name != "cpython":
         return
-    saved = Weigher.__dict__["_ringing"]
-    Weigher._ringing = staticmethod(lambda e, w, var_w2: True)
-    try:
-        early = 0
+
+    def early():
+        n = 0
         for hold in (400, 500):
             for i, frac in enumerate((10.0 / 18, 12.0 / 18, 14.0 / 18)):
                 events, gone = _hold_case(90, frac, hold, seed=hold + i)
-                early += events[0]["t_ms"] < gone
-    finally:
-        Weigher._ringing = saved
-    assert early > 0, early
+                n += events[0]["t_ms"] < gone
+        return n
+
+    assert with_ring_test(True, early) > 0
