@@ -17,11 +17,11 @@ def _names(events):
     return [e.get("colour") or ("out 2" if e.get("out") == 2 else "full") for e in events]
 
 
-def _pressing_hand(rate, press_g, seed):
+def _pressing_hand(rate, press_g, seed, weigher_class=Weigher):
     """A yellow egg taken; later a hand rests on the eggs for 500 ms weighing `press_g` (about
     the yellow egg that is out), then leaves. Returns the events."""
     s = _samples(rate, [(1500, 14.0, 1.0, 0)], 6500, seed, adds=[(4000, press_g, 500)])
-    return _run(Weigher(), s)
+    return _run(weigher_class(), s)
 
 
 _PRESSES = (13.55, 13.6, 14.4, 14.45)   # g: 0.4-0.45 g off the yellow egg's weight
