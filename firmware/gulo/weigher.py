@@ -31,7 +31,9 @@
 #    the full nest waits longer still (a hand resting still: 3 s unless it is two eggs or more);
 #    anything else is accepted silently after 3 s of calm (a re-zero), never reported as an egg.
 #    One egg lighter than the heaviest colour waits out a still hold (_T_STILL, counted from when
-#    the window's mean reached the level), unless a new hand pressing on the eggs ends it.
+#    the window's mean reached the level; a ring about the level keeps that start), unless a new
+#    hand pressing on the eggs ends it. `full` is said at once only within 0.3 g (+ creep) of
+#    the full nest: a hand resting with about the weight of the eggs out is not all eggs back.
 
 try:
     from micropython import const
@@ -335,8 +337,8 @@ class Weigher:
         if self._cand >= 0:
             # a level still waiting out a possible hold: the window's mean rising well above it
             # is a new hand pressing on the eggs (a tremor averages out over the window), so the
-            # hand before it had let go and that egg is out; any sample below it is the held
-            # egg lifted on
+            # hand before it had let go and that egg is out; the mean falling below it is the
+            # held egg lifted on
             lim = 5 * sig if sig > 20 * _S else 100 * _S
             if mean16 - self._cand16 > lim:
                 # a hand pressing stays (_T_PRESS); a knock on the pole is a jolt, and the pole
