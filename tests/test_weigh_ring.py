@@ -21,6 +21,18 @@ def test_the_weigher_before_fails_the_ring_and_knock_checks(tmp_path):
     assert cases.knocked_hold_ok() and cases.ring_before_roll_ok() and cases.rung_level_ok()
 
 
+def test_the_third_round_before_its_half_lift_rule_fails_the_half_lift_checks(tmp_path):
+    # 31bfa95: the waiting yellow egg and the blue one held half out folded into `out: 2` while
+    # the hand held it (the sweep's early verdicts). The second round's weigher (0b05b99) named
+    # the yellow egg on the hand's first press and passes them.
+    cases = firmware_tests("test_weigher_ring")
+    Old = weigher_at("31bfa95", tmp_path)
+    assert cases.names(cases.replay("half_lift_after_wait", Old)[0]) == ["out 2"]
+    assert not cases.half_lift_ok("half_lift_after_wait", Old)
+    assert not cases.half_lift_ok("half_lift_rung", Old)
+    assert cases.half_lifts_ok(weigher_at(BEFORE, tmp_path)) and cases.half_lifts_ok()
+
+
 def test_the_weigher_before_took_a_resting_hand_for_the_full_nest(tmp_path):
     cases = firmware_tests("test_weigher_full")
     Old = weigher_at(BEFORE, tmp_path)

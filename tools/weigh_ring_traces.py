@@ -9,18 +9,21 @@ MicroPython, where numpy (and so the model) is not at hand.
 
 from nest.weighscore import trace
 
-# name: (seed, from ms, to ms); each span starts with the nest at rest (the weigher learns it)
+# name: (seed, from ms, to ms, the model's parameters held: the sweep's edges); each span starts
+# with the nest at rest (the weigher learns it)
 SPANS = {
-    "knocked_hold": (1251, 28000, 30400),
-    "rung_then_rolled": (1236, 19700, 22400),
-    "rung_level": (1034, 19300, 21300),
-    "ring_before_roll": (1178, 18900, 21400),
+    "knocked_hold": (1251, 28000, 30400, {}),
+    "rung_then_rolled": (1236, 19700, 22400, {}),
+    "rung_level": (1034, 19300, 21300, {}),
+    "ring_before_roll": (1178, 18900, 21400, {}),
+    "half_lift_after_wait": (1004, 41700, 45300, {"tremor_slope": 0.05}),
+    "half_lift_rung": (1015, 15300, 18400, {"zeta": 0.02}),
 }
 WIDTH = 100
 
 
-def span_lines(name, seed, a, b):
-    world, samples = trace("phys", seed, 80)
+def span_lines(name, seed, a, b, over):
+    world, samples = trace("phys", seed, 80, over=over)
     masses = {k: round(v, 3) for k, v in world.masses.items()}
     truth = [(e["t_ms"], e["colour"]) for e in world.truth if e["what"] == "out" and a <= e["t_ms"] <= b]
     lines = [f'    "{name}": ({masses!r}, [']
@@ -34,7 +37,8 @@ def span_lines(name, seed, a, b):
             line = "       "
         line += item
     lines.append(line)
-    lines.append(f"    ], {truth!r}),  # seed {seed}")
+    held = "".join(f", {k} {v}" for k, v in over.items())
+    lines.append(f"    ], {truth!r}),  # seed {seed}{held}")
     return lines
 
 
@@ -45,8 +49,8 @@ def main():
            "# Each: (calibrated masses, [(t_ms, grams, pole seated), ...], truth: [(t hand gone, colour)]).",
            "# fmt: off",
            "TRACES = {"]
-    for name, (seed, a, b) in SPANS.items():
-        out += span_lines(name, seed, a, b)
+    for name, (seed, a, b, over) in SPANS.items():
+        out += span_lines(name, seed, a, b, over)
     out += ["}", "# fmt: on"]
     print("\n".join(out))
 

@@ -161,6 +161,7 @@ class Weigher:
         self._cand_t = 0
         self._cand_tn = 0      # t_ms the window's mean reached that level
         self._t_up = -1        # t_ms the window's mean rose well above that level (a new hand?)
+        self._fell16 = -1      # a waiting level the mean fell from (-1: none since the last rest)
         self._near16 = 0       # where the window's mean arrived, and when (_NEAR):
         self._t_near = -1      # -1 while not BUSY
         self._x1 = 0
@@ -354,6 +355,7 @@ class Weigher:
                 # of the lightest). The window's mean, not one sample: a ringing bowl swings
                 # its samples both ways about a level that has not moved (seed 1236's
                 # neighbour egg rolling into the gap)
+                self._fell16 = self._cand16
                 self._cand = -1
         if self._state == _INIT:
             # The start learns from a calm nest only. A board that boots while the nest still
@@ -505,6 +507,13 @@ class Weigher:
             self._full16 += step
         return None
 
+    def _egg(self, d16):
+        """Does a change of d16 fit one egg's mass closely (within _acc)?"""
+        for m, _ in self._cols:
+            if -self._acc < d16 - m < self._acc:
+                return True
+        return False
+
     def _taken_before(self, t_ms):
         """The waiting level was an egg: said now, as a new hand arrives (the nest stays busy)."""
         c = self._cols[self._cand][1]
@@ -523,6 +532,7 @@ class Weigher:
         self.t_calm = self._t_q if self._t_q >= 0 else t_ms
         self._last16 = self._level16 - mean16
         self._cand = -1
+        self._fell16 = -1
         self._t_settle = t_ms
         self._level16 = mean16
         self._pole_level = self._pole_now
@@ -552,7 +562,28 @@ class Weigher:
                 self._settle(self._t_settle, self._level16 if same else mean16)
             return None
         if delta > 0:
+            # how long the level has been there: since the mean arrived, or since the conversion
+            # before the calm began, whichever is earlier
+            kn = ((t_ms - self._t_near + _HALF) & _WRAP) - _HALF
+            kc = k + self._per16 // _S - _T_CONV
+            if kn < kc:
+                kn = kc
+            if kn < k:
+                kn = k
             if (delta >= self._two + tol and quick) or (delta >= self._two and sure):
+                if self._fell16 >= 0 and kn < _T_STILL:
+                    # The mean fell here from a level that waited out a possible hold: what fell
+                    # is a change of its own, and it needs its own calm before it is folded into
+                    # `out: 2`. A whole egg (one colour's mass: an egg rolling out, a second egg
+                    # taken) may be said at once; a weight that is no egg's, and less than the
+                    # heaviest, is part of one: the next child's still hand holding its egg half
+                    # lifted (up to 0.5 s, _T_STILL, tremor lost in the noise), the waiting egg
+                    # plus that part weighing two eggs. Physics model at its ranges' edges
+                    # (seeds 1004, 1015: `out: 2` said while that hand held the egg).
+                    f = self._fell16 - mean16
+                    if f < self._cols[-1][0] and not self._egg(f):
+                        self._k_next = k + _T_STILL - kn
+                        return None
                 self._settle(t_ms, mean16)
                 self.out += 2
                 self.events += 1
@@ -571,14 +602,6 @@ class Weigher:
                     best = c
                     best_m = m
                     bi = j
-            # how long the level has been there: since the mean arrived, or since the conversion
-            # before the calm began, whichever is earlier
-            kn = ((t_ms - self._t_near + _HALF) & _WRAP) - _HALF
-            kc = k + self._per16 // _S - _T_CONV
-            if kn < kc:
-                kn = kc
-            if kn < k:
-                kn = k
             if best is not None and best_m + tol < self._cols[-1][0] and kn < _T_STILL:
                 # could still be a heavier egg held half-lifted. Remember it: if what ends this
                 # calm is a new hand pressing down (a hold ends by lifting more), it was an egg.

@@ -38,6 +38,16 @@ def with_ring_test(answer, check):
         setattr(Weigher, "_ringing", saved)
 
 
+def with_method(name, fn, check):
+    """Run check() with one of the weigher's methods replaced (a planted fault; CPython only)."""
+    saved = Weigher.__dict__[name]
+    setattr(Weigher, name, fn)
+    try:
+        return check()
+    finally:
+        setattr(Weigher, name, saved)
+
+
 def names(events):
     return [e.get("colour") or ("out 2" if e.get("out") == 2 else "full") for e in events]
 
@@ -66,6 +76,39 @@ def rung_then_rolled_ok(weigher_class=Weigher):
     # seed 1236: a red egg out, its level rung by a knock (samples swing below it), a green
     # egg rolling out 950 ms after the hand
     return names(replay("rung_then_rolled", weigher_class)[0]) == ["R", "G"]
+
+
+def half_lift_ok(name, weigher_class=Weigher):
+    # seeds 1004 (the tremor slope held at 0.05) and 1015 (zeta 0.02): a yellow egg still waits
+    # out a possible hold when the next child's still hand lifts a blue egg half out (8.9 and
+    # 7.2 g: no egg's weight) and holds it. Before that hand has left only the yellow egg may
+    # be said (its own hand had left), then something must be.
+    events, truth = replay(name, weigher_class)
+    (t_first, first), (gone, _) = truth
+    for e in events:
+        if e["t_ms"] < gone and (e.get("colour") != first or e["t_ms"] < t_first):
+            return False
+    return bool(events) and events[-1]["t_ms"] >= gone
+
+
+def half_lifts_ok(weigher_class=Weigher):
+    return (half_lift_ok("half_lift_after_wait", weigher_class)
+            and half_lift_ok("half_lift_rung", weigher_class))
+
+
+def test_a_half_lifted_egg_is_not_folded_into_two_while_held():
+    # A weight fallen from a waiting level that is no egg's is part of one, held: that level
+    # waits out its own possible hold before `out: 2`
+    assert half_lifts_ok()
+
+
+def test_the_half_lift_check_fails_when_every_fall_is_an_egg():
+    # The planted fault (CPython only): every fall from a waiting level taken for a whole egg,
+    # so `out: 2` is said at once, while the second hand still holds its egg
+    if sys.implementation.name != "cpython":
+        return
+    assert not with_method("_egg", lambda self, d16: True, half_lifts_ok)
+    assert not with_method("_egg", lambda self, d16: True, lambda: half_lift_ok("half_lift_rung"))
 
 
 def test_a_ring_about_a_waiting_level_keeps_its_start():
