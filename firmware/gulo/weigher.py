@@ -32,8 +32,10 @@
 #    anything else is accepted silently after 3 s of calm (a re-zero), never reported as an egg.
 #    One egg lighter than the heaviest colour waits out a still hold (_T_STILL, counted from when
 #    the window's mean reached the level; a ring about the level keeps that start), unless a new
-#    hand pressing on the eggs ends it. `full` is said at once only within 0.3 g (+ creep) of
-#    the full nest: a hand resting with about the weight of the eggs out is not all eggs back.
+#    hand pressing on the eggs ends it; a weight that falls from such a level and is no egg's
+#    (part of one, held half out by the next hand) waits out its own hold before `out: 2`.
+#    `full` is said at once only within 0.3 g (+ creep) of the full nest: a hand resting with
+#    about the weight of the eggs out is not all eggs back.
 
 try:
     from micropython import const
