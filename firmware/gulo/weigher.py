@@ -163,7 +163,8 @@ class Weigher:
         self._cand_t = 0
         self._cand_tn = 0      # t_ms the window's mean reached that level
         self._t_up = -1        # t_ms the window's mean rose well above that level (a new hand?)
-        self._fell16 = -1      # a waiting level the mean fell from (-1: none since the last rest)
+        self._fell = False     # the mean fell from a waiting level since the last rest ...
+        self._fell16 = 0       # ... this one (a level may be below zero: no sentinel value)
         self._near16 = 0       # where the window's mean arrived, and when (_NEAR):
         self._t_near = -1      # -1 while not BUSY
         self._x1 = 0
@@ -357,6 +358,7 @@ class Weigher:
                 # of the lightest). The window's mean, not one sample: a ringing bowl swings
                 # its samples both ways about a level that has not moved (seed 1236's
                 # neighbour egg rolling into the gap)
+                self._fell = True
                 self._fell16 = self._cand16
                 self._cand = -1
         if self._state == _INIT:
@@ -534,7 +536,7 @@ class Weigher:
         self.t_calm = self._t_q if self._t_q >= 0 else t_ms
         self._last16 = self._level16 - mean16
         self._cand = -1
-        self._fell16 = -1
+        self._fell = False
         self._t_settle = t_ms
         self._level16 = mean16
         self._pole_level = self._pole_now
@@ -573,7 +575,7 @@ class Weigher:
             if kn < k:
                 kn = k
             if (delta >= self._two + tol and quick) or (delta >= self._two and sure):
-                if self._fell16 >= 0 and kn < _T_STILL:
+                if self._fell and kn < _T_STILL:
                     # The mean fell here from a level that waited out a possible hold: what fell
                     # is a change of its own, and it needs its own calm before it is folded into
                     # `out: 2`. A whole egg (one colour's mass: an egg rolling out, a second egg
