@@ -28,25 +28,19 @@ def replay(name, weigher_class=Weigher, offset_g=0.0):
     return events, truth
 
 
-def with_ring_test(answer, check):
-    """Run check() with the weigher's ring test replaced by a fixed answer (a planted fault;
-    CPython only: a method replaced)."""
-    saved = Weigher.__dict__["_ringing"]   # the staticmethod itself
-    setattr(Weigher, "_ringing", staticmethod(lambda e, w, var_w2: answer))
-    try:
-        return check()
-    finally:
-        setattr(Weigher, "_ringing", saved)
-
-
 def with_method(name, fn, check):
     """Run check() with one of the weigher's methods replaced (a planted fault; CPython only)."""
-    saved = Weigher.__dict__[name]
+    saved = Weigher.__dict__[name]   # as defined (a staticmethod stays one)
     setattr(Weigher, name, fn)
     try:
         return check()
     finally:
         setattr(Weigher, name, saved)
+
+
+def with_ring_test(answer, check):
+    """Run check() with the weigher's ring test replaced by a fixed answer (a planted fault)."""
+    return with_method("_ringing", staticmethod(lambda e, w, var_w2: answer), check)
 
 
 def names(events):
