@@ -2,30 +2,17 @@
 issue 13's second round (9a4e8c7, from git) must fail the checks that the shipped one passes
 (firmware/tests/test_weigher_rate.py)."""
 
-import importlib.util
-import subprocess
-from pathlib import Path
+from weigher_versions import firmware_tests, weigher_at
 
-from nest.weigh import load_weigher
-
-ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "9a4e8c7"   # a hand resting learned after 675 ms; `full` waited out a held egg
 
 
 def _rate_tests():
-    path = ROOT / "firmware/tests/test_weigher_rate.py"
-    spec = importlib.util.spec_from_file_location("weigher_rate_cases", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return firmware_tests("test_weigher_rate")
 
 
 def _before(tmp_path):
-    src = subprocess.run(["git", "show", f"{BEFORE}:firmware/gulo/weigher.py"], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout
-    p = tmp_path / "weigher_before.py"
-    p.write_text(src)
-    return load_weigher(p)
+    return weigher_at(BEFORE, tmp_path)
 
 
 def test_the_weigher_before_learned_a_resting_hand(tmp_path):

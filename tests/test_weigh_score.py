@@ -139,3 +139,14 @@ def test_world_refuses_impossible_scripts():
         except ValueError:
             continue
         raise AssertionError("accepted")
+
+
+def test_scorer_a_roll_within_the_merge_window_is_one_change():
+    # R out at 2000, a G rolls out 900 ms later: two changes at the scorer's 800 ms (so `out: 2`
+    # is wrong), one at the attempt-end ruling's 1000 ms (an alarm either way: `out: 2` right)
+    truth = [out(2000, "R"), out(2900, "G", t_in=2700, cause="drop")]
+    evs = [{"t_ms": 3100, "out": 2}]
+    r = score(truth, evs)
+    assert r["changes"] == 2 and r["right"] == 0, r
+    r = score(truth, evs, merge_ms=1000)
+    assert r["changes"] == 1 and r["right"] == 1, r
