@@ -178,7 +178,7 @@ class Weigher:
         self._t_up = -1        # t_ms the window's mean rose well above that level (a new hand?)
         self._fell = False     # the mean fell from a waiting level since the last rest ...
         self._fell16 = 0       # ... this one (a level may be below zero: no sentinel value)
-        self._peak = 0         # the highest raw sample (cg) since the last rest (_LANDED)
+        self._peak = 0         # the highest raw sample (cg) while busy (_LANDED)
         self._near16 = 0       # where the window's mean arrived, and when (_NEAR):
         self._t_near = -1      # -1 while not BUSY
         self._x1 = 0
@@ -211,6 +211,7 @@ class Weigher:
             if self._state == _IDLE:
                 self._state = _BUSY
                 self._t_far = self.busy_since = self._t_last
+                self._peak = self._x1
 
     # ---- queries for the firmware ---------------------------------------------------------
     @property
@@ -325,9 +326,6 @@ class Weigher:
         else:
             self._i = i
         if self._state == _IDLE:
-            # the peak since the rest, from this raw sample and the last (the median of 3 is a
-            # sample late: the jolt's sample is still at rest when the median moves)
-            self._peak = x if x > x1 else x1
             return self._idle(t_ms, y)
         if x > self._peak:
             self._peak = x
@@ -519,6 +517,9 @@ class Weigher:
             self._t_q = -1
             self.busy_since = t_ms
             self._t_far = t_ms
+            # the peak since the rest (_LANDED) from this raw sample and the last: the median of
+            # 3 is a sample late, so a jolt's own sample was still taken at rest
+            self._peak = self._x1 if self._x1 > self._x2 else self._x2
             return None
         if e < 3 * sig and e > -3 * sig:
             # auto-zero: follow drift and creep. Just after a decision this mostly refines the
@@ -546,6 +547,7 @@ class Weigher:
         self._state = _BUSY
         self.busy_since = t_ms
         self._t_far = t_ms
+        self._peak = self._x1   # a new disturbance: what came before it landed nothing
         self.out += 1
         self.events += 1
         return {"t_ms": t_ms, "out": 1, "colour": c}
