@@ -96,9 +96,11 @@ _CREEP = const(500)
 # cg: eggs come back with something above their own weight first, and a hand pressing on the
 # eggs does not. Put back, they are dropped (an egg of m g from h lands with an impulse
 # m sqrt(2 g h): 10 g from 0.5 cm, the physics model's lowest drop, 3.1 mN s, which over an
-# 11 ms conversion at 80 SPS reads some 28 gf above the weight) or carried by a hand resting
-# on the rim or the eggs, which then lets go (5-30 g in the physics model): either way the raw
-# samples pass above the level the eggs settle at. A hand pressing on the eggs with about the
+# 11 ms conversion at 80 SPS reads some 28 gf above the weight, less the part of the step the
+# conversion missed, at most 10 g; over a 100 ms conversion at 10 SPS only 3 gf, which that
+# part can cancel for so low a drop) or carried by a hand resting on the rim or the eggs, which
+# then lets go (5-30 g in the physics model): either way the raw samples pass above the level
+# the eggs settle at, or the `full` waits. A hand pressing on the eggs with about the
 # weight of those out rises onto its level and sits there, its 8-12 Hz tremor quiet enough to
 # pass the window's threshold (sd under ~0.2 g, or at 10 SPS averaged out by the HX711's
 # 100 ms conversion): 1.5 g above is beyond a quiet hand's swings. A `full` whose samples never
