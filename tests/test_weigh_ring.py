@@ -41,3 +41,11 @@ def test_the_weigher_before_took_a_resting_hand_for_the_full_nest(tmp_path):
         for i, press in enumerate(cases._PRESSES):
             wrong += cases._names(cases._pressing_hand(rate, press, i + 1, Old)) != ["Y"]
     assert wrong > 0
+
+
+def test_main_before_the_fourth_round_took_an_exact_press_for_the_full_nest(tmp_path):
+    # 63b2d91 (the third round, merged): a hand pressing with the yellow egg's very weight, no
+    # landing's jolt, was `full` at once, and its leaving a second yellow egg, at both settings
+    cases = firmware_tests("test_weigher_full")
+    assert cases._exact_presses_wrong(weigher_at("63b2d91", tmp_path)) == 6
+    assert cases._exact_presses_wrong() == 0

@@ -93,6 +93,21 @@ _T_PRESS = const(100)
 # the creep allowed when all eggs are back: 1/_CREEP of the weight that came back (0.2 %; the
 # physics model's creep is 0.02-0.1 % of a load change, nest.world's 0.2 %)
 _CREEP = const(500)
+# cg: eggs come back with something above their own weight first, and a hand pressing on the
+# eggs does not. Put back, they are dropped (an egg of m g from h lands with an impulse
+# m sqrt(2 g h): 10 g from 0.5 cm, the physics model's lowest drop, 3.1 mN s, which over an
+# 11 ms conversion at 80 SPS reads some 28 gf above the weight, less the part of the step the
+# conversion missed, at most 10 g; over a 100 ms conversion at 10 SPS only 3 gf, which that
+# part can cancel for so low a drop) or carried by a hand resting on the rim or the eggs, which
+# then lets go (5-30 g in the physics model): either way the raw samples pass above the level
+# the eggs settle at, or the `full` waits. A hand pressing on the eggs with about the
+# weight of those out rises onto its level and sits there, its 8-12 Hz tremor quiet enough to
+# pass the window's threshold (sd under ~0.2 g, or at 10 SPS averaged out by the HX711's
+# 100 ms conversion): 1.5 g above is beyond a quiet hand's swings. A `full` whose samples never
+# rose that far above it waits _T_ADD, by when such a hand has lifted (physics development
+# seeds 1354, 1458, 1473: a hand's press taken for every egg back, then its take folded into
+# `out: 2`, issue 13's fourth round). An egg laid back gently is then `full` later, not wrong.
+_LANDED = const(150)
 _T_REFINE = const(1500)  # ms after a decision during which auto-zero refines the decided level
 _N_INIT = const(24)    # the start's sample count stops here (an ever-growing int would allocate)
 _N_MIN = const(8)      # samples and ...
@@ -165,6 +180,7 @@ class Weigher:
         self._t_up = -1        # t_ms the window's mean rose well above that level (a new hand?)
         self._fell = False     # the mean fell from a waiting level since the last rest ...
         self._fell16 = 0       # ... this one (a level may be below zero: no sentinel value)
+        self._peak = 0         # the highest raw sample (cg) while busy (_LANDED)
         self._near16 = 0       # where the window's mean arrived, and when (_NEAR):
         self._t_near = -1      # -1 while not BUSY
         self._x1 = 0
@@ -197,6 +213,7 @@ class Weigher:
             if self._state == _IDLE:
                 self._state = _BUSY
                 self._t_far = self.busy_since = self._t_last
+                self._peak = self._x1
 
     # ---- queries for the firmware ---------------------------------------------------------
     @property
@@ -312,6 +329,8 @@ class Weigher:
             self._i = i
         if self._state == _IDLE:
             return self._idle(t_ms, y)
+        if x > self._peak:
+            self._peak = x
         w = self._w
         # window statistics (INIT and BUSY): mean and spread, in integers
         ref = buf[0]
@@ -500,6 +519,9 @@ class Weigher:
             self._t_q = -1
             self.busy_since = t_ms
             self._t_far = t_ms
+            # the peak since the rest (_LANDED) from this raw sample and the last: the median of
+            # 3 is a sample late, so a jolt's own sample was still taken at rest
+            self._peak = self._x1 if self._x1 > self._x2 else self._x2
             return None
         if e < 3 * sig and e > -3 * sig:
             # auto-zero: follow drift and creep. Just after a decision this mostly refines the
@@ -527,6 +549,7 @@ class Weigher:
         self._state = _BUSY
         self.busy_since = t_ms
         self._t_far = t_ms
+        self._peak = self._x1   # a new disturbance: what came before it landed nothing
         self.out += 1
         self.events += 1
         return {"t_ms": t_ms, "out": 1, "colour": c}
@@ -637,7 +660,7 @@ class Weigher:
             # grip) lands anywhere in the tolerance: further off, wait _T_ADD (its leaving was a
             # false egg: physics seeds 1088, 1231, 1274, 1287, 1297)
             ex = self._zero - delta // _CREEP
-            if -ex < d_full < ex or k >= _T_ADD:
+            if (-ex < d_full < ex and self._peak * _S - mean16 > _LANDED * _S) or k >= _T_ADD:
                 self._settle(t_ms, mean16)
                 self._full16 = mean16 if self._pole_now else mean16 + self._pole16
                 self.out = 0

@@ -28,14 +28,19 @@ class _Rng:
 def _load(t, takes, ring=None, adds=()):
     """Grams on the cell at t (ms): every take is (t0, egg_g, frac, hold_ms); ring: the bowl
     struck at t_r, ringing down (t_r, grams, hz, tau_ms); adds: weight put on (t0, grams, ms it
-    stays: a hand resting, or None: eggs put back), on and off over 60 ms."""
+    stays: a hand resting, or None: eggs put back; negative: put back without a jolt), on and
+    off over 60 ms. Eggs put back land at the end of it: dropped 2 cm (the physics model's drops:
+    0.5-4 cm), v = sqrt(2 g h) = 0.63 m/s, an impulse m v (in gf ms: grams x 0.63 / 9.81 x 1000)
+    over 8 ms."""
     g = FULL
     for t0, add, dur in adds:
         if t >= t0:
             on = min(1.0, (t - t0) / 60.0)
-            if dur is not None and t >= t0 + dur:
+            if dur is not None and dur >= 0 and t >= t0 + dur:
                 on = max(0.0, 1.0 - (t - t0 - dur) / 60.0)
             g += add * on
+            if dur is None and t0 + 60 <= t < t0 + 68:
+                g += add * 0.626 / 9.81 * 1000 / 8
     if ring is not None and t >= ring[0]:
         dt = t - ring[0]
         g += ring[1] * math.exp(-dt / ring[3]) * math.sin(2 * math.pi * ring[2] * dt / 1000.0)
