@@ -74,7 +74,11 @@ def test_hx711_data_rate_and_power_down(vboard):
         "print(dout())\n"  # just reset: settling, no data yet
         "hx_read()\nprint('data again')\n"))
     ms, down, settling, again = out.split("\n")[:4]
-    assert int(ms) >= 40 * 1000 // 80 - 15  # 80 samples per second: no faster
+    # 80 samples per second, no faster: 40 conversions take 500 ms of the world's clock. The
+    # board's ticks_ms is paced to it, not locked (docs/virtual-board.md: a few ms apart when
+    # idle; 17 ms over these 0.5 s once in CI at a load average of 10), so the bound is the
+    # rate plus 10 % (88/s: 454 ms); an HX711 ready at every read gives ~40 ms and fails it.
+    assert int(ms) >= 40 * 1000 // 88
     assert (down, settling, again) == ("1", "1", "data again")
 
 
