@@ -227,6 +227,11 @@ def alarm_trials(board, lines, trials):
         knock = board.control.knock_pole(in_ms=150)
         lines.wait(lambda ev: ev.get("ev") == "action" and ev["action"].get("do") == "alarm")
         t_buzz, t_leds = wb.result(3.0), wl.result(3.0)
+        # The game log's line is appended by the writer task once the siren and the LEDs show the
+        # alarm (at most gulo.app's _WRITE_WAIT_MS = 100 ms later, then the append: 45 ms typ. for
+        # its block erase): wait for it, so the flash work is the alarm's write, not a window that
+        # closed before it (the siren now comes before the console line: the window closed first).
+        time.sleep(0.4)
         c1 = esp32_clock(board)
         if c0:
             f0, f1 = c0["flash"], c1["flash"]
