@@ -342,9 +342,11 @@ def run(trials=20, boots=5, idle_s=10.0, timing="esp32"):
         rows.append(row("flash work of the game-log write on an alarm, on the ESP32 clock (littlefs "
                         f"pattern, W25Q32JV {times} times)", f"median {med(sectors):.0f} sectors erased, "
                         f"{med(pages):.0f} pages programmed = {med(io_ms):.0f} ms (max {io_ms[-1]:.0f} ms)",
-                        f"budget {ALARM_BUDGET_MS} ms for the whole alarm",
-                        f"{statistics.median(io_ms) / ALARM_BUDGET_MS:.2f}x",
-                        {"limit": "reported (inside the alarm's 50 ms)", "max": None,
+                        # since issue 16 the writer appends after the siren and the LEDs: the write
+                        # is reported beside the alarm's budget, not inside it
+                        f"written after the siren and the LEDs (alarm budget {ALARM_BUDGET_MS} ms)",
+                        f"{statistics.median(io_ms) / ALARM_BUDGET_MS:.2f}x the alarm budget",
+                        {"limit": "reported (after the siren and the LEDs)", "max": None,
                          "measured": round(statistics.median(io_ms)),
                          "what": "game-log write on an alarm (ms of flash, median)"}))
     rows.append(latency_row("reveal button pressed -> LEDs show the tile (pin IRQ, 20 ms debounce; budget as "
