@@ -181,6 +181,11 @@ def _patch_asyncio():
         try:
             while not box:
                 nxt[0] = None
+                # An ESP32's GPIO interrupt schedules its handler at once, whatever the loop is
+                # doing (ports/esp32/machine_pin.c, machine_pin_isr_handler -> mp_sched_schedule);
+                # here the bridge schedules the scan between bytecodes (board.mjs, poll) and every
+                # pass of the loop looks too: an edge never waits for the loop to go idle.
+                _vbhw.service_due()
                 core._run_iter()
                 if box:
                     break
