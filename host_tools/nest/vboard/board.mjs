@@ -448,8 +448,10 @@ const jsApi = {
   irq_next: (ms) => {
     board.irqDue = ms < 0 ? null : ms;
     board.irqVersion = board.inputsVersion;
-    board.irqAsked = false;
   },
+  // the scheduled scan runs: another may be scheduled (one at a time, so that the scans never
+  // fill the VM's schedule queue, 4 deep on this port, which the firmware's handlers share)
+  irq_ran: () => { board.irqAsked = false; },
   irq_due: () => (irqDueNow() ? 1 : 0),
   world_len: () => board.worldLog.length,
   world_log: (from) => "[" + board.worldLog.slice(from).join(",") + "]",

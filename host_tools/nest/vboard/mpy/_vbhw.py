@@ -323,6 +323,7 @@ def service():
 def isr(_):
     """Scheduled by the bridge between two bytecodes once an edge is due (board.mjs, poll):
     the GPIO interrupt of an ESP32, which schedules its handler at once."""
+    _vbjs.irq_ran()
     service()
 
 
@@ -358,13 +359,16 @@ def _scan():
                 _schedule(rec[2], rec[3])
 
 
+dropped = [0]  # events lost to a full schedule queue (4 deep here, 8 on the ESP32)
+
+
 def _schedule(fn, arg):
     if fn is None:
         return
     try:
         micropython.schedule(fn, arg)
     except RuntimeError:
-        pass  # schedule queue full: the ESP32 drops the event too
+        dropped[0] += 1  # schedule queue full: the ESP32 drops the event too
 
 
 def service_due():
