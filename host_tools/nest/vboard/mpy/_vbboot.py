@@ -19,13 +19,30 @@ def install():
     # Python module that allocates when imported: imported now, so it counts with the shims.
     import binascii  # noqa: F401
 
-    import _vbhw  # noqa: F401
+    import _vbhw
     import _vbselect
     import _vbvfs
     import machine  # noqa: F401  (kept in sys.modules: the shim files are deleted after boot)
     import neopixel  # noqa: F401
     sys.modules["select"] = _vbselect
     sys.modules["vfs"] = _vbvfs  # `import vfs` looks in sys.modules before the built-ins
+    _scan_at_every_pass(_vbhw)
+
+
+def _scan_at_every_pass(hw):
+    # An ESP32's GPIO interrupt schedules its handler at once, whatever the loop is doing
+    # (micropython ports/esp32/machine_pin.c, machine_pin_isr_handler -> mp_sched_schedule). Here
+    # the bridge schedules the pin scan between bytecodes (board.mjs, irqHook), and every pass of
+    # the event loop looks too, where the ESP32's asyncio polls its IOQueue (extmod/asyncio/core.py,
+    # wait_io_event, on every pass): the loop's _run_iter reads the clock once per pass, tasks
+    # ready or not, so an edge never waits for the loop to go idle.
+    from asyncio import core
+    ticks_ms, due = time.ticks_ms, hw.service_due
+
+    def ticks():
+        due()
+        return ticks_ms()
+    core.ticks = ticks
 
 
 # ---- time: sleeps block in the bridge (no spinning, Ctrl-C and control requests wake them) ----
@@ -181,11 +198,6 @@ def _patch_asyncio():
         try:
             while not box:
                 nxt[0] = None
-                # An ESP32's GPIO interrupt schedules its handler at once, whatever the loop is
-                # doing (ports/esp32/machine_pin.c, machine_pin_isr_handler -> mp_sched_schedule);
-                # here the bridge schedules the scan between bytecodes (board.mjs, poll) and every
-                # pass of the loop looks too: an edge never waits for the loop to go idle.
-                _vbhw.service_due()
                 core._run_iter()
                 if box:
                     break

@@ -322,9 +322,13 @@ def service():
 
 def isr(_):
     """Scheduled by the bridge between two bytecodes once an edge is due (board.mjs, poll):
-    the GPIO interrupt of an ESP32, which schedules its handler at once."""
+    the GPIO interrupt of an ESP32, which schedules its handler at once. A shim of this module
+    caught in the middle (the HX711 halfway through a readout's end, the world halfway through
+    applying an action) is C or hardware on the ESP32, which no callback interrupts: the scan then
+    waits for the bridge's next look."""
     _vbjs.irq_ran()
-    service()
+    if not _busy[0]:
+        service()
 
 
 def _scan():
@@ -376,6 +380,22 @@ def service_due():
     if _vbjs.irq_due():
         service()
 
+
+_busy = [0]  # shims of this module in progress (isr() waits for them)
+
+
+def _atomic(f):
+    def call(*args):
+        _busy[0] += 1
+        try:
+            return f(*args)
+        finally:
+            _busy[0] -= 1
+    return call
+
+
+level, write, configure, planted_raise, scan_in_ms, service = (
+    _atomic(f) for f in (level, write, configure, planted_raise, scan_in_ms, service))
 
 if _vbjs.timed():
     # the ESP32's IRQs and timers cost its firmware nothing to scan
