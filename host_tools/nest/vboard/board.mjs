@@ -472,6 +472,7 @@ const jsApi = {
   // Blocks without spinning; returns 1 early if input or a control request came (the caller
   // rescans pins and lets a KeyboardInterrupt land), 0 when the time is up.
   sleep_ms: (ms) => {
+    if (board.irqAsked) return 1; // a pin scan is queued: it runs first (the caller rescans)
     flushOut();
     if (clock) clock.pace(); // a sleep starts when the ESP32 would have got there
     markReadyIfBooting();
