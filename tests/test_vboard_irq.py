@@ -91,3 +91,42 @@ def test_an_edge_during_plain_bytecode_reaches_its_handler_mid_loop(vboard, plan
     assert handler_ms >= edge_ms
     mid_loop = where == "busy"
     assert mid_loop != planted, where
+
+
+# A scan that comes while a shim of _vbhw runs waits: on the ESP32 the pins' C and hardware are
+# never interrupted by a scheduled callback (a scan inside the HX711's end of readout raised
+# IndexError in the firmware's sampler). Planted: a guard that always reads 0.
+ATOMIC = f"""
+import _vbhw
+from machine import Pin
+Pin({pins.REED}, Pin.IN).irq(lambda p: None, Pin.IRQ_RISING)
+n = [0]
+real = _vbhw._scan
+def counting():
+    n[0] += 1
+    real()
+_vbhw._scan = counting
+_vbhw._busy[0] += 1  # as inside level() or write()
+_vbhw.isr(0)
+inside = n[0]
+_vbhw._busy[0] -= 1
+_vbhw.isr(0)
+_vbhw._scan = real
+print(inside, n[0])
+"""
+NO_GUARD = """
+import _vbhw
+class _Zero:
+    def __getitem__(self, i):
+        return 0
+    def __setitem__(self, i, v):
+        pass
+_vbhw._busy = _Zero()
+"""
+
+
+@pytest.mark.parametrize("planted", [False, True], ids=["as-esp32", "planted-no-guard"])
+def test_a_scan_waits_for_a_shim_in_progress(vboard, planted):
+    out = mpremote(vboard, "exec", (NO_GUARD if planted else "") + ATOMIC).stdout.split()
+    waited = out == ["0", "1"]
+    assert waited != planted, out
