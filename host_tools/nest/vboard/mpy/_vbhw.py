@@ -324,10 +324,11 @@ def isr(_):
     """Scheduled by the bridge between two bytecodes once an edge is due (board.mjs, poll):
     the GPIO interrupt of an ESP32, which schedules its handler at once. A shim of this module
     caught in the middle (the HX711 halfway through a readout's end, the world halfway through
-    applying an action) is C or hardware on the ESP32, which no callback interrupts: the scan then
-    waits for the bridge's next look."""
+    applying an action) is C or hardware on the ESP32, which no callback interrupts, and with
+    machine.disable_irq() no GPIO interrupt lands at all: the scan then waits for the bridge's
+    next look."""
     _vbjs.irq_ran()
-    if not _busy[0]:
+    if not _busy[0] and not masked[0]:
         service()
 
 
@@ -382,6 +383,7 @@ def service_due():
 
 
 _busy = [0]  # shims of this module in progress (isr() waits for them)
+masked = [0]  # 1 between machine.disable_irq() and enable_irq() (isr() waits)
 
 
 def _atomic(f):

@@ -241,15 +241,19 @@ def idle():
 
 
 def disable_irq():
+    # The ESP32's interrupts off (MICROPY_BEGIN_ATOMIC_SECTION, extmod/modmachine.c): no GPIO
+    # interrupt lands, so the bridge's pin scan waits (_vbhw.isr) until they are back on.
     global _irq_state
     s = _irq_state
     _irq_state = 0
+    _vbhw.masked[0] = 1
     return s
 
 
 def enable_irq(state=1):
     global _irq_state
     _irq_state = state
+    _vbhw.masked[0] = 0 if state else 1
 
 
 def lightsleep(ms=None):
