@@ -93,11 +93,15 @@ def test_an_edge_during_plain_bytecode_reaches_its_handler_mid_loop(vboard, plan
     assert mid_loop != planted, where
 
 
-# A scan that comes while a shim of _vbhw runs waits: on the ESP32 the pins' C and hardware are
-# never interrupted by a scheduled callback (a scan inside the HX711's end of readout raised
-# IndexError in the firmware's sampler). Planted: a guard that always reads 0.
+# A scan that comes while a shim of _vbhw runs, or between machine.disable_irq() and enable_irq(),
+# waits: on the ESP32 the pins' C and hardware are never interrupted by a scheduled callback (a scan
+# inside the HX711's end of readout raised IndexError in the firmware's sampler), and with its
+# interrupts off no GPIO interrupt lands (the firmware reads the HX711 so). Planted: a guard that
+# always reads 0.
+HOLD = {"shim": ("_vbhw._busy[0] += 1", "_vbhw._busy[0] -= 1"),
+        "irqs-off": ("s = machine.disable_irq()", "machine.enable_irq(s)")}
 ATOMIC = f"""
-import _vbhw
+import _vbhw, machine
 from machine import Pin
 Pin({pins.REED}, Pin.IN).irq(lambda p: None, Pin.IRQ_RISING)
 n = [0]
@@ -106,10 +110,10 @@ def counting():
     n[0] += 1
     real()
 _vbhw._scan = counting
-_vbhw._busy[0] += 1  # as inside level() or write()
+{{hold}}
 _vbhw.isr(0)
 inside = n[0]
-_vbhw._busy[0] -= 1
+{{release}}
 _vbhw.isr(0)
 _vbhw._scan = real
 print(inside, n[0])
@@ -121,12 +125,15 @@ class _Zero:
         return 0
     def __setitem__(self, i, v):
         pass
-_vbhw._busy = _Zero()
+_vbhw._busy = _vbhw.masked = _Zero()
 """
 
 
+@pytest.mark.parametrize("held_by", sorted(HOLD))
 @pytest.mark.parametrize("planted", [False, True], ids=["as-esp32", "planted-no-guard"])
-def test_a_scan_waits_for_a_shim_in_progress(vboard, planted):
-    out = mpremote(vboard, "exec", (NO_GUARD if planted else "") + ATOMIC).stdout.split()
+def test_a_scan_waits_for_a_shim_in_progress_and_for_interrupts_off(vboard, planted, held_by):
+    hold, release = HOLD[held_by]
+    code = ATOMIC.format(hold=hold, release=release)
+    out = mpremote(vboard, "exec", (NO_GUARD if planted else "") + code).stdout.split()
     waited = out == ["0", "1"]
     assert waited != planted, out
