@@ -124,7 +124,31 @@ const board = {
   cutOffMs: 0,
   ready: false,          // "ready" sent to the launcher (once): the REPL or the app is up
   bootStartedAt: null,   // performance.now() when boot.py/main.py began to run
+  // Pin IRQs (the shims tell when the next edge is due: _vbhw.service -> irq_next)
+  irqDue: null,          // world ms of the next foreseen edge or timer, null: none armed
+  irqVersion: 0,         // inputsVersion at the last scan: a change (button, world action) is due now
+  irqAsked: false,       // the scan is scheduled and has not run yet
+  isr: null,             // {schedule, scan}: micropython.schedule and _vbhw.isr of the running VM
 };
+
+const worldMs = () => Math.floor(Date.now() - cfg.epoch_ms);
+const irqDueNow = () => board.irqDue !== null &&
+  (board.inputsVersion !== board.irqVersion || worldMs() >= board.irqDue);
+
+// The ESP32's GPIO interrupt: once an edge is due, have the VM scan the pins at its next pending
+// check, between two bytecodes, as machine_pin_isr_handler's mp_sched_schedule does on the ESP32
+// (micropython ports/esp32/machine_pin.c). This port has no hook of its own between bytecodes (the
+// pyscript variant leaves MICROPY_VARIANT_ENABLE_JS_HOOK at 0, ports/webassembly/mpconfigport.h),
+// so it is done from the bridge's import hooks: micropython.schedule called from here runs no
+// bytecode (it queues), and the scan runs where the VM checks for pending callbacks.
+function irqHook() {
+  if (board.irqAsked || !board.isr || !irqDueNow()) return;
+  board.irqAsked = true;
+  try { board.isr.schedule(board.isr.scan, 0); } catch (e) {
+    if (e.name !== "PythonError") throw e;
+    board.irqAsked = false; // the schedule queue is full: the ESP32 would drop it; try again later
+  }
+}
 
 // A real board's port is there as soon as it is plugged in, and a board whose main.py runs the
 // app never shows a prompt. So the board is ready at its first REPL prompt, or once boot.py/main.py
@@ -263,6 +287,7 @@ function poll() {
   checkWdt();
   checkCut();
   if (board.pendingReset) { const r = board.pendingReset; board.pendingReset = null; throw new BoardReset(r.kind, r.cause); }
+  irqHook();
   if (out.len) flushOut();
 }
 
@@ -418,7 +443,16 @@ function boardCpuUs() {
 const jsApi = {
   config: () => JSON.stringify(cfg.hw || {}),
   seed: () => cfg.seed || 1,
-  world_ms: () => Math.floor(Date.now() - cfg.epoch_ms),
+  world_ms: worldMs,
+  // the next edge is due at world ms `ms` (-1: no IRQ or timer armed, 0: scan at the next chance)
+  irq_next: (ms) => {
+    board.irqDue = ms < 0 ? null : ms;
+    board.irqVersion = board.inputsVersion;
+  },
+  // the scheduled scan runs: another may be scheduled (one at a time, so that the scans never
+  // fill the VM's schedule queue, 4 deep on this port, which the firmware's handlers share)
+  irq_ran: () => { board.irqAsked = false; },
+  irq_due: () => (irqDueNow() ? 1 : 0),
   world_len: () => board.worldLog.length,
   world_log: (from) => "[" + board.worldLog.slice(from).join(",") + "]",
   inputs_version: () => board.inputsVersion,
@@ -438,6 +472,7 @@ const jsApi = {
   // Blocks without spinning; returns 1 early if input or a control request came (the caller
   // rescans pins and lets a KeyboardInterrupt land), 0 when the time is up.
   sleep_ms: (ms) => {
+    if (board.irqAsked) return 1; // a pin scan is queued: it runs first (the caller rescans)
     flushOut();
     if (clock) clock.pace(); // a sleep starts when the ESP32 would have got there
     markReadyIfBooting();
@@ -506,6 +541,9 @@ async function newVm(snap) {
   if (clock) clock.setMhz(DEFAULT_MHZ); // machine.freq() of a new VM says 160 MHz
   // not counted as "in the VM": the hooks must not land a Ctrl-C or a reset inside the shims' set-up
   vm.runPython("import sys\nsys.path.insert(0, '/.vb')\nimport _vbboot\n_vbboot.install()\nsys.path.pop(0)\ndel sys");
+  board.irqDue = null;
+  board.irqAsked = false;
+  board.isr = { schedule: vm.pyimport("micropython").schedule, scan: vm.pyimport("_vbhw").isr };
   vm.runPython("import gc\ngc.collect()\nimport _vbjs\n_vbjs.mem_base(gc.mem_alloc())\ndel gc, _vbjs");
   for (const name of SHIMS.keys()) FS.unlink("/.vb/" + name);
   FS.rmdir("/.vb");

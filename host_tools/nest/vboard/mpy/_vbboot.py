@@ -19,13 +19,44 @@ def install():
     # Python module that allocates when imported: imported now, so it counts with the shims.
     import binascii  # noqa: F401
 
-    import _vbhw  # noqa: F401
+    import _vbhw
     import _vbselect
     import _vbvfs
     import machine  # noqa: F401  (kept in sys.modules: the shim files are deleted after boot)
     import neopixel  # noqa: F401
     sys.modules["select"] = _vbselect
     sys.modules["vfs"] = _vbvfs  # `import vfs` looks in sys.modules before the built-ins
+    _scan_at_every_pass(_vbhw)
+
+
+def _scan_at_every_pass(hw):
+    # An ESP32's GPIO interrupt schedules its handler at once, whatever the loop is doing
+    # (micropython ports/esp32/machine_pin.c, machine_pin_isr_handler -> mp_sched_schedule). Here
+    # the bridge schedules the pin scan between bytecodes (board.mjs, irqHook), and every pass of
+    # the event loop looks too, where the ESP32's asyncio polls its IOQueue (extmod/asyncio/core.py,
+    # wait_io_event, on every pass): the loop's _run_iter reads the clock once per pass, tasks
+    # ready or not, so an edge never waits for the loop to go idle.
+    from asyncio import core
+    ticks_ms = time.ticks_ms
+    global _poll
+    _hw.append(hw)
+    _poll = hw.timed(_pass, 1) if _vbjs.timed() else _pass  # C on the ESP32 (ipoll): one C call
+
+    def ticks():
+        _poll()
+        return ticks_ms()
+    core.ticks = ticks
+
+
+_hw = []
+
+
+def _pass():
+    _hw[0].service_due()
+    return wake_flags()
+
+
+_poll = _pass
 
 
 # ---- time: sleeps block in the bridge (no spinning, Ctrl-C and control requests wake them) ----
@@ -181,9 +212,12 @@ def _patch_asyncio():
         try:
             while not box:
                 nxt[0] = None
+                _poll()
                 core._run_iter()
                 if box:
                     break
+                if _poll():
+                    continue  # a handler set a flag meanwhile: its task is ready now
                 dt = nxt[0]
                 scan = _vbhw.scan_in_ms()
                 if scan is not None:
@@ -216,22 +250,46 @@ def _patch_asyncio():
     core.Loop.run_forever = run_forever
 
 
+# Every ThreadSafeFlag made: the loop polls them, as asyncio's IOQueue does. Slots made with the
+# shims (the IOQueue's poller is C on the ESP32), so a flag costs the firmware's heap no more here.
+_FLAGS = [None] * 16
+
+
+def wake_flags():
+    """A pass of the event loop: wake the task waiting on each flag that was set. On MicroPython
+    set() only sets the state, and the IOQueue's poll, at every pass of the loop
+    (extmod/asyncio/core.py, wait_io_event), wakes the waiting task: no callback ever touches the
+    task queue, so a handler that runs between any two bytecodes (board.mjs, irqHook) cannot lose
+    a wake-up (one that pushed the task itself did, when it ran between wait()'s test of the state
+    and its yield). True if a task was woken."""
+    woke = False
+    for f in _FLAGS:
+        if f is None:
+            break
+        t = f.waiting
+        if f.state and t is not None:
+            from asyncio import core
+            f.waiting = None
+            t.data = None
+            core._task_queue.push(t)
+            core._schedule_run_iter(0)  # _run_iter may have chosen to sleep before this push
+            woke = True
+    return woke
+
+
 class ThreadSafeFlag:
     """asyncio.ThreadSafeFlag: set() from a (soft) IRQ callback, one task waits on it."""
 
     def __init__(self):
         self.state = 0
         self.waiting = None
+        if _FLAGS[-1] is None:
+            _FLAGS[_FLAGS.index(None)] = self
+        else:
+            _FLAGS.append(self)
 
     def set(self):
         self.state = 1
-        t = self.waiting
-        if t is not None:
-            from asyncio import core
-            self.waiting = None
-            t.data = None
-            core._task_queue.push(t)
-            core._schedule_run_iter(0)
 
     def clear(self):
         self.state = 0

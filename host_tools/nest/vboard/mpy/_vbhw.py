@@ -252,11 +252,12 @@ SCAN_MS = 5        # pin scan period while an edge may come from something not f
 FORESEEN_MS = 20   # longest sleep while every armed IRQ's next edge is foreseen
 
 
-def scan_in_ms():
+def scan_in_ms(out_ms=SCAN_MS):
     """How soon asyncio.run's idle loop must scan the pins (service()) so no edge is late: the
     HX711's next conversion, the world's next pole change and the next timer are known in
     advance; buttons and forced levels wake the sleep themselves (a control request). Idle
-    firmware with IRQs armed then wakes per conversion, not every SCAN_MS."""
+    firmware with IRQs armed then wakes per conversion, not every SCAN_MS. An output pin watched
+    by its own IRQ is not foreseen: `out_ms` then (0: scan at every chance)."""
     if not irqs and not timers:
         return None
     now = _vbjs.world_ms()
@@ -274,7 +275,7 @@ def scan_in_ms():
                     due = min(due, tc)
                     break
         elif mode.get(pin) == OUT:
-            return SCAN_MS  # an output watched by its own IRQ: follow it closely
+            return out_ms  # an output watched by its own IRQ: follow it closely
     for rec in timers:
         due = min(due, rec[0])
     return max(0, min(due - now, FORESEEN_MS))
@@ -312,7 +313,26 @@ def timed(f, calls=1):
 
 
 def service():
-    """Deliver pin edges and due timers as scheduled callbacks (soft IRQs), as the ESP32 does."""
+    """Deliver pin edges and due timers as scheduled callbacks (soft IRQs), as the ESP32 does,
+    then tell the bridge when the next edge is due, so that it can have this run again then."""
+    _scan()
+    due = scan_in_ms(0)
+    _vbjs.irq_next(-1 if due is None else _vbjs.world_ms() + due)
+
+
+def isr(_):
+    """Scheduled by the bridge between two bytecodes once an edge is due (board.mjs, poll):
+    the GPIO interrupt of an ESP32, which schedules its handler at once. A shim of this module
+    caught in the middle (the HX711 halfway through a readout's end, the world halfway through
+    applying an action) is C or hardware on the ESP32, which no callback interrupts, and with
+    machine.disable_irq() no GPIO interrupt lands at all: the scan then waits for the bridge's
+    next look."""
+    _vbjs.irq_ran()
+    if not _busy[0] and not masked[0]:
+        service()
+
+
+def _scan():
     _report_memory(_vbjs.world_ms())
     version = _vbjs.inputs_version()
     unchanged = version == _static[0]
@@ -344,14 +364,42 @@ def service():
                 _schedule(rec[2], rec[3])
 
 
+dropped = [0]  # events lost to a full schedule queue (4 deep here, 8 on the ESP32)
+
+
 def _schedule(fn, arg):
     if fn is None:
         return
     try:
         micropython.schedule(fn, arg)
     except RuntimeError:
-        pass  # schedule queue full: the ESP32 drops the event too
+        dropped[0] += 1  # schedule queue full: the ESP32 drops the event too
 
+
+def service_due():
+    """One pass of asyncio's loop: deliver the edges that are due (the bridge knows when)."""
+    if _vbjs.irq_due():
+        service()
+
+
+_busy = [0]  # shims of this module in progress (isr() waits for them)
+masked = [0]  # 1 between machine.disable_irq() and enable_irq() (isr() waits)
+
+
+def _atomic(f):
+    def call(*args):
+        _busy[0] += 1
+        try:
+            return f(*args)
+        finally:
+            _busy[0] -= 1
+    return call
+
+
+level, write, configure, planted_raise, scan_in_ms, service = (
+    _atomic(f) for f in (level, write, configure, planted_raise, scan_in_ms, service))
 
 if _vbjs.timed():
-    service = timed(service, 0)  # the ESP32's IRQs and timers cost its firmware nothing to scan
+    # the ESP32's IRQs and timers cost its firmware nothing to scan
+    service = timed(service, 0)
+    service_due = timed(service_due, 0)

@@ -72,6 +72,7 @@ class Pin:
             rec[2] = self
             rec[3] = _vbhw.level(self._id)
             _vbhw.irqs[self._id] = rec
+        _vbjs.irq_next(0)  # the bridge: scan at the next chance, which says when the next edge is due
         return self
 
     def __repr__(self):
@@ -183,6 +184,7 @@ class Timer:
             period = max(1, 1000 // freq)
         self._rec = [_vbjs.world_ms() + period, period if mode == Timer.PERIODIC else 0, callback, self]
         _vbhw.timers.append(self._rec)
+        _vbjs.irq_next(0)
 
     def deinit(self):
         if self._rec in _vbhw.timers:
@@ -239,15 +241,19 @@ def idle():
 
 
 def disable_irq():
+    # The ESP32's interrupts off (MICROPY_BEGIN_ATOMIC_SECTION, extmod/modmachine.c): no GPIO
+    # interrupt lands, so the bridge's pin scan waits (_vbhw.isr) until they are back on.
     global _irq_state
     s = _irq_state
     _irq_state = 0
+    _vbhw.masked[0] = 1
     return s
 
 
 def enable_irq(state=1):
     global _irq_state
     _irq_state = state
+    _vbhw.masked[0] = 0 if state else 1
 
 
 def lightsleep(ms=None):
