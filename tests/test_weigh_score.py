@@ -86,6 +86,26 @@ def test_scorer_false_events_and_fulls():
     assert r["false"] == 3
 
 
+def test_scorer_tags_a_late_verdict_that_lands_in_a_pour_back():
+    # the right colour of the last egg, said after the pour-back began: still false, but tagged
+    # `late` for --misses (docs/weigher.md counts them apart); another colour is not tagged
+    truth = [out(2000, "R"), {"what": "back", "t_ms": 4000, "t_in": 2800, "eggs": {"R": 1}}]
+    r = score(truth, [{"t_ms": 2850, "out": 1, "colour": "R"}, {"t_ms": 4300, "full": True}])
+    assert r["false"] == 1 and r["right"] == 0 and r["fulls_right"] == 1
+    assert r["false_events"] == [{"t_ms": 2850, "out": 1, "colour": "R", "late": True}]
+    r = score(truth, [{"t_ms": 2850, "out": 1, "colour": "G"}])
+    assert r["false_events"] == [{"t_ms": 2850, "out": 1, "colour": "G"}]
+    # and not when that egg's change had its verdict already
+    r = score(truth, [{"t_ms": 2200, "out": 1, "colour": "R"}, {"t_ms": 2850, "out": 1, "colour": "R"}])
+    assert r["right"] == 1 and r["false_events"] == [{"t_ms": 2850, "out": 1, "colour": "R"}]
+    # a `full` said after the next take began, for a pour-back that had none
+    truth = [{"what": "back", "t_ms": 3000, "t_in": 2000, "eggs": {"R": 1}}, out(5000, "G", t_in=4000)]
+    r = score(truth, [{"t_ms": 4100, "full": True}, {"t_ms": 5300, "out": 1, "colour": "G"}])
+    assert r["false_events"] == [{"t_ms": 4100, "full": True, "late": True}] and r["right"] == 1
+    r = score(truth, [{"t_ms": 3300, "full": True}, {"t_ms": 4100, "full": True}])
+    assert r["false_events"] == [{"t_ms": 4100, "full": True}]
+
+
 def test_percentile():
     assert percentile([5], 95) == 5
     assert percentile(list(range(1, 101)), 50) == 50

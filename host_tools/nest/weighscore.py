@@ -11,7 +11,9 @@ Each change owns the events from its first hand (or rolling egg) until the next 
 begins, at most WINDOW_MS after its last egg left; but an `out: 1` that names the previous egg's
 colour, when that change has no event yet and the next one's egg is not out yet, is the previous
 change's (late) verdict. Pour-backs expect one `full` event the same way.
-Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*.
+Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*; `--misses`
+marks one `late` when it is what the last change before it was owed and did not get (its egg's
+colour, or a pour-back's `full`): said too late rather than without a cause (still false).
 Latency: from the moment the (first) egg is out and the hand has left, to the first event.
 An event of a change that comes *before* that moment is early (a verdict while the hand still
 holds the egg): the change is wrong, and counted apart as `early`.
@@ -81,6 +83,23 @@ def _right(change, evs):
     return all(e.get("out") == 1 for e in evs) and sorted(e.get("colour") for e in evs) == sorted(colours)
 
 
+def _tagged(changes, ev):
+    """A false event as `--misses` lists it: marked `late` when it is what the last change before
+    it was owed (the right colour of the last egg out, or `full` after the last pour-back) and
+    that change got no event: a verdict said after the next change's window began, rather than
+    one with no cause. It still counts as false."""
+    last = None
+    kind = "back" if ev.get("full") else "out"
+    for c in changes:
+        if c["kind"] == kind and c["t_first"] <= ev["t_ms"]:
+            last = c
+    if last is None or last["events"]:
+        return ev
+    if kind == "back" or (len(last["colours"]) == 1 and ev.get("colour") == last["colours"][0]):
+        return dict(ev, late=True)
+    return ev
+
+
 def score(truth, events, merge_ms=MERGE_MS):
     """Score one trace: returns counts, latencies and the wrong changes (for a closer look)."""
     changes = _changes(truth, merge_ms)
@@ -99,20 +118,16 @@ def score(truth, events, merge_ms=MERGE_MS):
                         and ev.get("colour") == prev["colours"][0]):
                     home = prev
                 break
-        if home is None:
+        if home is None or (home["kind"] == "back" and ("full" not in ev or home["events"])):
             res["false"] += 1
-            res["false_events"].append(ev)
+            res["false_events"].append(_tagged(changes, ev))
         elif home["kind"] == "back":
-            if "full" in ev and not home["events"]:
-                home["events"].append(ev)
-            else:
-                res["false"] += 1
-                res["false_events"].append(ev)
+            home["events"].append(ev)
         elif "out" in ev:
             home["events"].append(ev)
         else:
             res["false"] += 1
-            res["false_events"].append(ev)
+            res["false_events"].append(_tagged(changes, ev))
     for c in changes:
         if c["kind"] == "back":
             res["fulls"] += 1
