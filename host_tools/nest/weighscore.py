@@ -195,6 +195,7 @@ def summary(tot):
     acc = tot["right"] / tot["changes"] if tot["changes"] else 0.0
     return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
             "false": tot["false"], "early": tot["early"], "fulls": tot["fulls"],
+            "false_late": sum(1 for k, _, e in tot["misses"] if k == "false" and e.get("late")),
             "fulls_right": tot["fulls_right"],
             "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat)}
 
