@@ -4,11 +4,11 @@ was NOT tuned on, at both HX711 settings.
     .venv/bin/python tools/bench.py --only weigher [--traces N]
 
 Both detectors (gulo.weigher.Weigher and nest.baseline_weigher.BaselineWeigher, its window 150 ms
-at the measured rate) run over the sessions of nest.physmodel (seeds 7301..7300+N: the physics
+at the measured rate) run over the sessions of nest.physmodel (seeds 7901..7900+N: the physics
 model, written apart from nest.world, on which the weigher's constants were tuned; its seeds
-1-200, 1001-1300 and 1301-1600 were where issue 13's rules were developed, 3001-3200,
-5001-5300 and 7001-7300 were reported on before; 7301-7600 were first run for the fourth
-round's report) at the
+1-200, 1001-1600 and 7601-7900 were where issue 13's rules were developed, 3001-3200,
+5001-5300, 7001-7300 and 7301-7600 were reported on before; 7901-8200 were first run for the
+fifth round's report) at the
 "80 SPS" setting (86-94 samples/s) and the
 "10 SPS" one (10-12/s), and are scored by nest.weighscore (docs/weigher.md says how a change
 counts as right, what an early verdict and latency are). `run(traces, plot)` returns rows for
@@ -21,7 +21,7 @@ from nest.tracegen import session
 from nest.weighscore import detectors, evaluate, score, summary
 
 CMD = ".venv/bin/python tools/bench.py --only weigher"
-FIRST_SEED = 7301
+FIRST_SEED = 7901
 PLOT_SEEDS = range(1, 31)
 PLOT_SPAN_MS = (0, 45000)
 # issue 13's targets, on the model not tuned on

@@ -1,7 +1,7 @@
 """Write firmware/tests/weigh_ring_traces.py: spans of the physics model (nest.physmodel, the
 "80 SPS" setting) where a ring or a knock on the pole met a level waiting out a possible still
-hold. They are development seeds of issue 13's third round (docs/weigher.md says which seeds were
-for development and which for the report). The firmware tests replay them in CPython and inside
+hold. They are development seeds of issue 13's third and fifth rounds (docs/weigher.md says which
+seeds were for development and which for the report). The firmware tests replay them in CPython and inside
 MicroPython, where numpy (and so the model) is not at hand.
 
     .venv/bin/python tools/weigh_ring_traces.py > firmware/tests/weigh_ring_traces.py
@@ -18,6 +18,9 @@ SPANS = {
     "ring_before_roll": (1178, 18900, 21400, {}),
     "half_lift_after_wait": (1004, 41700, 45300, {"tremor_slope": 0.05}),
     "half_lift_rung": (1015, 15300, 18400, {"zeta": 0.02}),
+    # the fifth round's (development seeds 1001-1600 and 7601-7900): a free ring's calm
+    "rung_before_pour": (7603, 12200, 14340, {}),
+    "held_under_ring": (1433, 43000, 51000, {}),
 }
 WIDTH = 100
 
@@ -43,8 +46,9 @@ def span_lines(name, seed, a, b, over):
 
 
 def main():
-    out = ["# Spans of the physics model (nest.physmodel, \"80 SPS\", development seeds of issue 13's third",
-           "# round) where a ring or a knock met a level waiting out a possible still hold. Made by",
+    out = ["# Spans of the physics model (nest.physmodel, \"80 SPS\", development seeds of issue 13's",
+           "# third and fifth rounds) where a ring or a knock met a level waiting out a possible still",
+           "# hold. Made by",
            "#   .venv/bin/python tools/weigh_ring_traces.py > firmware/tests/weigh_ring_traces.py",
            "# Each: (calibrated masses, [(t_ms, grams, pole seated), ...], truth: [(t hand gone, colour)]).",
            "# fmt: off",

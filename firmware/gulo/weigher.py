@@ -22,8 +22,9 @@
 #    weight of the full nest; a step beyond max(0.5 g, 5 sigma) starts a disturbance (BUSY);
 # 4. BUSY: a 100 ms window's standard deviation (3-8 samples: the rate is measured from the
 #    timestamps) is compared with a noise-scaled threshold: a hand (tremor, pressing, an egg held
-#    half-lifted) keeps it high; a bowl left alone rings down below it. Once quiet for _T_K ms,
-#    the window's mean is a candidate level;
+#    half-lifted) keeps it high; a bowl left alone rings down below it. At 80 SPS a bowl whose
+#    ring is dying away by itself is calm before that (_RING_SD: a free ring decays, a hand keeps
+#    driving it). Once quiet for _T_K ms, the window's mean is a candidate level;
 # 5. the candidate is judged before anything is said: the change (minus the pole's mass if the
 #    reed changed) must be one egg's mass, two eggs' or more, or all eggs back. A level between
 #    two colours waits longer, and so does any level the signal has sat at, still moving, for a
@@ -90,6 +91,24 @@ _T_CONV = const(20)
 # opens 10-40 ms in: taken for a hand, the jolt named a held egg early (physics seeds 1034, 1251
 # at 80 SPS, issue 13's third round). One window: the jolt has left the window's mean by then.
 _T_PRESS = const(100)
+# A bowl left ringing is calm enough to weigh before its ring has died into the noise, if it is a
+# free ring: at 80 SPS, where the ring is seen, a window whose raw samples have a spread of at
+# most _RING_SD cg (its mean is then off the level by at most half that, the _ringing bound: half
+# the 0.6 g exact-fit acceptance), oscillating fast (lag-1 autocorrelation <= 0.3: a ring of
+# 20 Hz or more sampled at <= 94/s has cos(2 pi 20/94) = 0.24, a hand's 8-12 Hz tremor at
+# >= 86/s 0.64 or more), whose variance has fallen to _DECAY per cent of the window before's
+# twice running (a free ring dies at exp(-zeta w t): over a 100 ms window the physics model's
+# bowls, zeta 0.02-0.15 at 20-60 Hz, fall to 0.78 of their amplitude or less, 0.61 of the
+# variance; a hand on the eggs keeps driving the ring and its size does not fall so), with its
+# mean within _RING_MOVE cg of the window before's (not a ramp). Only for weight that left (a hand
+# pressing the pole back in drives the ring: physics development seeds 7699, 7820, 7893), and
+# every verdict from such a calm waits out a still hold (_T_STILL), the heaviest colour and
+# `out: 2` too (a finger still brushing the eggs after the lift-off passes the other tests: seed
+# 7698). Issue 13's fifth round (docs/weigher.md): without the decay test, a ring's raw mean
+# named eggs early on development seeds 1056 and 1433.
+_RING_SD = const(60)
+_DECAY = const(64)
+_RING_MOVE = const(30)
 # the creep allowed when all eggs are back: 1/_CREEP of the weight that came back (0.2 %; the
 # physics model's creep is 0.02-0.1 % of a load change, nest.world's 0.2 %)
 _CREEP = const(500)
@@ -126,6 +145,7 @@ _HALF = const(0x20000000)
 class Weigher:
     def __init__(self, masses=None, pole_g=POLE_G):
         self._buf = [0] * _WMAX   # the window (its length follows the measured rate)
+        self._raw = [0] * _WMAX   # the same samples raw, before the median of 3 (_window_end)
         # the sample rate, measured (it survives reset(): the HX711 is the same)
         self._w = _WMAX        # samples in the stability window
         self._per16 = 0        # measured sample period, 1/16 ms (0: not yet known)
@@ -185,6 +205,14 @@ class Weigher:
         self._t_near = -1      # -1 while not BUSY
         self._x1 = 0
         self._x2 = 0
+        self._rv1 = 0          # the raw window's variance (x w^2) at the last two window ends
+        self._rv2 = 0
+        self._nw = 0           # window ends since the nest went busy (the first holds samples
+                               # from before it: only busy samples are kept raw)
+        self._rm16 = 0         # and its mean at the last
+        self._free = False     # the last window was a free ring's calm (_RING_SD) ...
+        self._free16 = 0       # ... about this level
+        self._q_free = False   # the quiet run began on such a calm: its verdicts wait a hold out
         self._mad16 = 0        # median |dx| between raw samples, in 1/16 cg
         self._level16 = 0
         self._full16 = 0
@@ -214,6 +242,7 @@ class Weigher:
                 self._state = _BUSY
                 self._t_far = self.busy_since = self._t_last
                 self._peak = self._x1
+                self._nw = 0
 
     # ---- queries for the firmware ---------------------------------------------------------
     @property
@@ -316,6 +345,9 @@ class Weigher:
                 d = -d
             self._mad16 += (d * 77 // 2 - self._mad16) >> (2 if n < 8 else 4)
         buf[i] = y
+        st = self._state
+        if st != _IDLE:
+            self._raw[i] = x   # only while busy: the cost at rest stays as it was
         i += 1
         if i >= self._w:
             self._i = 0
@@ -325,9 +357,11 @@ class Weigher:
             else:
                 self._track(t_ms)   # the rate from the time the last windows' samples took
                 buf = self._buf
+            if st == _BUSY:
+                self._window_end(self._w)
         else:
             self._i = i
-        if self._state == _IDLE:
+        if st == _IDLE:
             return self._idle(t_ms, y)
         if x > self._peak:
             self._peak = x
@@ -357,6 +391,10 @@ class Weigher:
         if q < _QMIN:
             q = _QMIN
         quiet = var_w2 <= w * w * q * q
+        rung = False
+        if not quiet and self._free and self._state == _BUSY and mean16 < self._level16 - self._tol:
+            quiet = rung = True    # a free ring's calm (_RING_SD): weighed by the raw mean
+            mean16 = self._free16
         if self._cand >= 0:
             # a level still waiting out a possible hold: the window's mean rising well above it
             # is a new hand pressing on the eggs (a tremor averages out over the window), so the
@@ -430,6 +468,7 @@ class Weigher:
                 if ((tq - self._t_rs + _HALF) & _WRAP) - _HALF < 0:
                     return None   # the window still holds samples from before a restart
                 self._t_q = tq
+                self._q_free = rung
                 self._k_next = _T_K
             k = ((t_ms - self._t_q + _HALF) & _WRAP) - _HALF   # ms quiet
             if k >= self._k_next:
@@ -437,6 +476,57 @@ class Weigher:
         else:
             self._t_q = -1
         return None
+
+    def _window_end(self, w):
+        """At each window's end while busy: is it a free ring's calm (_RING_SD)? At 80 SPS only:
+        at 10 SPS (3 samples a window) the HX711's 100 ms conversion averages a 20-60 Hz ring
+        away, and three windows would take 0.9 s."""
+        self._free = False
+        n = self._nw
+        if n < 3:
+            self._nw = n + 1
+        if w < 6:
+            return
+        raw = self._raw   # in time order: the window has just been filled from raw[0]
+        ref = raw[0]
+        s1 = 0
+        s2 = 0
+        for v in raw:
+            v -= ref
+            if v > _CLAMP:
+                v = _CLAMP
+            elif v < -_CLAMP:
+                v = -_CLAMP
+            s1 += v
+            s2 += v * v
+        var = w * s2 - s1 * s1            # variance * w^2 (cg^2), as the window's: < 2**30
+        m16 = ref * _S + s1 * _S // w
+        v1 = self._rv1
+        v2 = self._rv2
+        d = m16 - self._rm16
+        self._rv2 = v1
+        self._rv1 = var
+        self._rm16 = m16
+        # three whole windows while busy, small, and the variance fallen twice running (in 1/64:
+        # the products stay small ints, below 2**30)
+        if n < 3 or var > w * w * _RING_SD * _RING_SD:
+            return
+        if 100 * (var >> 6) > _DECAY * (v1 >> 6) or 100 * (v1 >> 6) > _DECAY * (v2 >> 6):
+            return
+        if d > _RING_MOVE * _S or d < -_RING_MOVE * _S:
+            return
+        # fast: the lag-1 autocovariance about the mean <= 0.3 of the variance
+        mr = ref + s1 // w
+        s11 = 0
+        prev = raw[0] - mr
+        for j in range(1, w):
+            v = raw[j] - mr
+            s11 += v * prev
+            prev = v
+        if 10 * w * w * s11 > 3 * (w - 1) * var:
+            return
+        self._free = True
+        self._free16 = m16
 
     @staticmethod
     def _ringing(e, w, var_w2):
@@ -497,6 +587,7 @@ class Weigher:
             # another rate: a window of the new length (allocated: at start and when the rate
             # changes, never per sample), filled with the latest sample; the quiet run restarts
             self._buf = [self._buf[self._w - 1]] * w
+            self._raw = [self._raw[self._w - 1]] * w
             self._w = w
             self._i = 0
             self._t_q = -1
@@ -519,6 +610,7 @@ class Weigher:
             self._t_q = -1
             self.busy_since = t_ms
             self._t_far = t_ms
+            self._nw = 0       # the raw window fills from here (_window_end)
             # the peak since the rest (_LANDED) from this raw sample and the last: the median of
             # 3 is a sample late, so a jolt's own sample was still taken at rest
             self._peak = self._x1 if self._x1 > self._x2 else self._x2
@@ -598,6 +690,9 @@ class Weigher:
             if kn < k:
                 kn = k
             if (delta >= self._two + tol and quick) or (delta >= self._two and sure):
+                if self._q_free and kn < _T_STILL:
+                    self._k_next = k + _T_STILL - kn   # a ring's calm: see _RING_SD
+                    return None
                 if self._fell and kn < _T_STILL:
                     # The mean fell here from a level that waited out a possible hold: what fell
                     # is a change of its own, and it needs its own calm before it is folded into
@@ -629,7 +724,7 @@ class Weigher:
                     best = c
                     best_m = m
                     bi = j
-            if best is not None and best_m + tol < self._cols[-1][0] and kn < _T_STILL:
+            if best is not None and (best_m + tol < self._cols[-1][0] or self._q_free) and kn < _T_STILL:
                 # could still be a heavier egg held half-lifted. Remember it: if what ends this
                 # calm is a new hand pressing down (a hold ends by lifting more), it was an egg.
                 if err < acc and self._cand < 0:
