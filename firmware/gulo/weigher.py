@@ -207,9 +207,9 @@ class Weigher:
         self._x2 = 0
         self._rv1 = 0          # the raw window's variance (x w^2) at the last two window ends
         self._rv2 = 0
+        self._rm16 = 0         # and its mean at the last
         self._nw = 0           # window ends since the nest went busy (the first holds samples
                                # from before it: only busy samples are kept raw)
-        self._rm16 = 0         # and its mean at the last
         self._free = False     # the last window was a free ring's calm (_RING_SD) ...
         self._free16 = 0       # ... about this level
         self._q_free = False   # the quiet run began on such a calm: its verdicts wait a hold out
