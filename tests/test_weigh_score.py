@@ -104,6 +104,10 @@ def test_scorer_tags_a_late_verdict_that_lands_in_a_pour_back():
     assert r["false_events"] == [{"t_ms": 4100, "full": True, "late": True}] and r["right"] == 1
     r = score(truth, [{"t_ms": 3300, "full": True}, {"t_ms": 4100, "full": True}])
     assert r["false_events"] == [{"t_ms": 4100, "full": True}]
+    # an `out: 2` after several eggs whose change had none
+    truth = [out(2000, "R"), out(2300, "G"), {"what": "back", "t_ms": 4000, "t_in": 2800, "eggs": {"R": 1}}]
+    r = score(truth, [{"t_ms": 2900, "out": 2}])
+    assert r["false_events"] == [{"t_ms": 2900, "out": 2, "late": True}]
     # and the totals count them (make bench's false-events row)
     tot = {"traces": 1, "changes": 1, "right": 1, "false": 2, "early": 0, "fulls": 0, "fulls_right": 0,
            "latency": [300], "misses": [("false", 1, {"t_ms": 1, "full": True, "late": True}),

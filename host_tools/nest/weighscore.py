@@ -85,7 +85,8 @@ def _right(change, evs):
 
 def _tagged(changes, ev):
     """A false event as `--misses` lists it: marked `late` when it is what the last change before
-    it was owed (the right colour of the last egg out, or `full` after the last pour-back) and
+    it was owed (the right colour of the last egg out, `out: 2` after several, or `full` after the
+    last pour-back) and
     that change got no event: a verdict said after the next change's window began, rather than
     one with no cause. It still counts as false."""
     last = None
@@ -95,7 +96,8 @@ def _tagged(changes, ev):
             last = c
     if last is None or last["events"]:
         return ev
-    if kind == "back" or (len(last["colours"]) == 1 and ev.get("colour") == last["colours"][0]):
+    if kind == "back" or (len(last["colours"]) == 1 and ev.get("colour") == last["colours"][0]) or (
+            len(last["colours"]) > 1 and ev.get("out") == 2):
         return dict(ev, late=True)
     return ev
 
