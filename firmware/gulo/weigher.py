@@ -487,6 +487,9 @@ class Weigher:
             self._nw = n + 1
         if w < 6:
             return
+        # the window statistics of feed_cg, over the raw samples (kept twice on purpose: there
+        # they are inlined in the per-sample path, where a call returning two sums would box a
+        # tuple every sample; here they run once per window)
         raw = self._raw   # in time order: the window has just been filled from raw[0]
         ref = raw[0]
         s1 = 0
