@@ -37,6 +37,11 @@ from nest.words import note_kind
 BUTTONS = dict(zip(BUTTON_NAMES, BUTTON_PIN_NAMES, strict=True))
 EGGS_BACK = "put the eggs back into the nest"
 POLE_BACK = "put the pole back"
+# An uncalibrated nest resuming a game under way asks for a full nest and Reveal (gulo.turnflow)
+POUR_CONFIRM = "pour every egg back, then press Reveal"
+# How long a player holds Reveal to confirm (the firmware confirms a press after 20 ms of calm:
+# gulo.debounce; a slowed board polls later)
+_CONFIRM_HOLD_S = 0.3
 
 
 class Mismatch(AssertionError):
@@ -203,6 +208,18 @@ class NestUnderTest:
                 for _ in range(n):
                     self.ctl.drop(c, in_ms=at)
                     at += 500
+        elif prompt == POUR_CONFIRM:
+            # every egg in, then Reveal once the pouring hand has left (the nest then names the
+            # eggs to take out, answered above); pressed from a thread: events keep being read
+            back = self.ctl.pour_back()
+            wait_s = (back["until_ms"] - back["t_ms"]) / 1000 + 0.5
+            threading.Thread(target=self._confirm_full, args=(wait_s,), daemon=True).start()
+
+    def _confirm_full(self, wait_s):
+        time.sleep(wait_s)
+        self.ctl.press(BUTTONS["reveal"])
+        time.sleep(_CONFIRM_HOLD_S)
+        self.ctl.release(BUTTONS["reveal"])
 
     def _bag(self):
         nest = self.game.nest if self.game else NEST_FULL
