@@ -122,7 +122,8 @@ def test_an_egg_on_the_table_too_is_poured_back_with_the_rest(left_off, tmp_path
 
 def test_planted_fault_the_bowl_learned_as_the_game_s_stalls_after_the_next_alarm(left_off, tmp_path):
     # the uncalibrated resume of before: no confirmation, the full bowl learned as the game's nest
-    trusting = planted_firmware(tmp_path / "firmware", "turnflow.py", CONFIRMING, "        self.confirming = False\n")
+    trusting = planted_firmware(tmp_path / "firmware", "turnflow.py", CONFIRMING,
+                                "        self.confirming = False\n")
     with pytest.raises(AssertionError) as failed:
         confirm_then_take_out(left_off, tmp_path, every_egg_back, trusting)
     assert "'phase': 'pick'" in str(failed.value), failed.value

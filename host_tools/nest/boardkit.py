@@ -215,6 +215,17 @@ class NestUnderTest:
             wait_s = (back["until_ms"] - back["t_ms"]) / 1000 + 0.5
             threading.Thread(target=self._confirm_full, args=(wait_s,), daemon=True).start()
 
+    def answer_first_word(self, timeout=15.0):
+        """After a boot with `auto` off: the resumed game's first word (a prompt, or the pick or
+        the attempt) awaited and a prompt answered as a family would; auto answers are back on."""
+        self.auto = True
+        if self.game is None or self.game.winner is not None:
+            return
+        if self.prompt is None and self.phase is None:
+            self.wait(lambda ev: self.prompt is not None or self.phase is not None, timeout)
+        if self.prompt is not None:
+            self.remedy(self.prompt)
+
     def _confirm_full(self, wait_s):
         time.sleep(wait_s)
         self.ctl.press(BUTTONS["reveal"])
@@ -472,9 +483,19 @@ def cut_and_check(nest, rng, seed, at_op=None):
                 nest.play_turn("roll")
             raise AssertionError("the scheduled power cut never came")
         except Rebooted:
-            pass
+            # the resumed game's first word is answered once the checks below are done: an
+            # answer now would move eggs (a pour-back) before they look at the bowl
+            nest.auto = False
     finally:
         nest.raise_on_boot = False
+    try:
+        return _check_after_cut(nest, new_games, at_op)
+    finally:
+        nest.auto = True
+
+
+def _check_after_cut(nest, new_games, at_op):
+    """cut_and_check after the boot: the resumed game and its files against what was reported."""
     reported = list(nest.actions)
     # A cut while the next game was being asked for (NestUnderTest.new drops the host's game
     # first): the won game was archived and the new one may already be the running game.
@@ -516,6 +537,7 @@ def cut_and_check(nest, rng, seed, at_op=None):
     # lost: an egg the resumed game does not know (or a pour-back it never asked for), or an
     # action reported and not yet written
     result["in_flight_lost"] = int(moved["back"] + moved["out"] > 0 or len(logged) < len(reported))
+    nest.answer_first_word()
     return result
 
 

@@ -97,7 +97,8 @@ _DE = {
                "calibrate": "kalibriert"},
     "prompts": {"put the pole back": "den Alarmstab zurückstecken",
                 "put the eggs back into the nest": "die Eier zurück ins Nest legen",
-                "pour every egg back, then press Reveal": "alle Eier zurück ins Nest, dann Aufdecken drücken"},
+                "pour every egg back, then press Reveal":
+                    "alle Eier zurück ins Nest, dann Aufdecken drücken"},
     "bowl": {"full": "das Nest ist wieder voll", "out": "{egg} ist herausgekommen",
              "several": "{n} Eier sind zusammen herausgekommen"},
 }
@@ -141,7 +142,8 @@ _FR = {
                "calibrate": "étalonnage"},
     "prompts": {"put the pole back": "remettre le bâtonnet",
                 "put the eggs back into the nest": "remettre les œufs dans le nid",
-                "pour every egg back, then press Reveal": "remettre tous les œufs dans le nid, puis appuyer sur Retourner"},
+                "pour every egg back, then press Reveal":
+                    "remettre tous les œufs dans le nid, puis appuyer sur Retourner"},
     "bowl": {"full": "le nid est de nouveau plein", "out": "{egg} est sorti",
              "several": "{n} œufs sont sortis ensemble"},
 }
