@@ -6,7 +6,7 @@ The bug this guards (found in session 5): the firmware learned the bowl as it fo
 game's nest, went on to the pick, and after the next alarm waited for "every egg back" that had
 already come: stuck until power-cycled with the bowl matching. Now it asks for every egg back and
 Reveal (the family's word on a full nest, the one thing they can see), then names the game's eggs
-out and weighs each one (docs/game-log.md "Resuming on an uncalibrated nest"). The planted fault
+out and weighs each one (docs/play-page.md "Resuming on an uncalibrated nest"). The planted fault
 is the old behaviour, and it shows the stall."""
 
 import copy

@@ -116,7 +116,7 @@ class TurnFlow:
         that explain a difference are asked for (gulo.nestcheck); a weight no single change
         explains asks for every egg back and the game's eggs out. Weighed again at every new
         rest until the bowl holds the game's nest. Without a tare the absolute weight means
-        nothing (docs/game-log.md "Resuming on an uncalibrated nest"): a game under way asks for
+        nothing (docs/play-page.md "Resuming on an uncalibrated nest"): a game under way asks for
         every egg back and Reveal (POUR_CONFIRM); the full nest the weigher then learns is the
         reference instead, and the game's eggs are asked out by name, each one weighed. A game
         not under way yet (its nest must be full anyway) is taken as it is, and a note says so."""

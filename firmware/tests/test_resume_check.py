@@ -162,7 +162,7 @@ def test_without_a_calibration_a_game_not_under_way_is_taken_as_it_is_and_a_note
     assert t.flow.phase == PICK and t.prompts() == []
 
 
-# ---- an uncalibrated nest resuming a game under way (docs/game-log.md "Resuming on an
+# ---- an uncalibrated nest resuming a game under way (docs/play-page.md "Resuming on an
 # uncalibrated nest"): the family's word on a full nest, then the game's eggs out by name.
 
 def uncalibrated(game, bowl, zero_g=137.0):
