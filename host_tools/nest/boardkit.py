@@ -200,20 +200,37 @@ class NestUnderTest:
         if prompt == POLE_BACK and not world["pole_seated"]:
             self.ctl.seat_pole()
         elif prompt == EGGS_BACK:
-            back = self.ctl.pour_back()
-            # Eggs in a player's bag after a success stay out (only a resumed game has any here):
-            # taken out again one by one once the pouring hand has left.
-            at = back["until_ms"] - back["t_ms"] + 400
-            for c, n in self._bag().items():
-                for _ in range(n):
+            # The bowl made the game's nest, from what lies on the table (the world, with what is
+            # already under way): the eggs that belong in go back; eggs in a player's bag after a
+            # success stay out (a resumed game's, once the nest knows the full bowl) and are taken
+            # out one by one once the pouring hand has left. Asked again as each egg moves (the
+            # nest's prompt follows the bowl), it does only what is still to do.
+            have = dict(world["nest"])
+            for e in world["truth"]:           # what is already under way counts as done
+                if e["t_ms"] > world["t_ms"] and e["what"] == "out":
+                    have[e["colour"]] -= 1
+                elif e["t_ms"] > world["t_ms"] and e["what"] == "back":
+                    for c, n in e["eggs"].items():
+                        have[c] += n
+            want = self.game.nest if self.game else NEST_FULL
+            missing = {c: want[c] - have[c] for c in NEST_FULL if want[c] > have[c]}
+            at = 0
+            if missing:
+                back = self.ctl.pour_back(eggs=missing)
+                at = back["until_ms"] - back["t_ms"] + 400
+            for c in NEST_FULL:
+                for _ in range(have[c] - want[c]):
                     self.ctl.drop(c, in_ms=at)
                     at += 500
         elif prompt == POUR_CONFIRM:
             # every egg in, then Reveal once the pouring hand has left (the nest then names the
-            # eggs to take out, answered above); pressed from a thread: events keep being read
+            # eggs to take out, answered above). Done here, before anything else is read: a
+            # press left for later could land in the next game's attempt.
             back = self.ctl.pour_back()
-            wait_s = (back["until_ms"] - back["t_ms"]) / 1000 + 0.5
-            threading.Thread(target=self._confirm_full, args=(wait_s,), daemon=True).start()
+            time.sleep((back["until_ms"] - back["t_ms"]) / 1000 + 0.5)
+            self.ctl.press(BUTTONS["reveal"])
+            time.sleep(_CONFIRM_HOLD_S)
+            self.ctl.release(BUTTONS["reveal"])
 
     def answer_first_word(self, timeout=15.0):
         """After a boot with `auto` off: the resumed game's first word (a prompt, or the pick or
@@ -225,16 +242,6 @@ class NestUnderTest:
             self.wait(lambda ev: self.prompt is not None or self.phase is not None, timeout)
         if self.prompt is not None:
             self.remedy(self.prompt)
-
-    def _confirm_full(self, wait_s):
-        time.sleep(wait_s)
-        self.ctl.press(BUTTONS["reveal"])
-        time.sleep(_CONFIRM_HOLD_S)
-        self.ctl.release(BUTTONS["reveal"])
-
-    def _bag(self):
-        nest = self.game.nest if self.game else NEST_FULL
-        return {c: NEST_FULL[c] - nest[c] for c in NEST_FULL if NEST_FULL[c] > nest[c]}
 
     def press_until_action(self, name, timeout=30.0):
         """Hold a button until the board reports the action it leads to, then let go: a short
