@@ -22,7 +22,8 @@ pytestmark = pytest.mark.board
 
 SEED = 5  # two clean turns leave a yellow and a blue egg in the bags (host engine, best pick)
 BAG = {"B": 1, "Y": 1}
-CONFIRMING = "        self.confirming = self.tare_pole is None and g.revealed > 0 and g.winner is None\n"
+CONFIRMING = ("        self.word = False if self.tare_pole is None and g.revealed and g.winner is None"
+              " else None\n")
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +124,7 @@ def test_an_egg_on_the_table_too_is_poured_back_with_the_rest(left_off, tmp_path
 def test_planted_fault_the_bowl_learned_as_the_game_s_stalls_after_the_next_alarm(left_off, tmp_path):
     # the uncalibrated resume of before: no confirmation, the full bowl learned as the game's nest
     trusting = planted_firmware(tmp_path / "firmware", "turnflow.py", CONFIRMING,
-                                "        self.confirming = False\n")
+                                "        self.word = None\n")
     with pytest.raises(AssertionError) as failed:
         confirm_then_take_out(left_off, tmp_path, every_egg_back, trusting)
     assert "'phase': 'pick'" in str(failed.value), failed.value

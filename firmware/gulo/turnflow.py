@@ -46,9 +46,6 @@ AFTER_HAND_MS = 1000
 MOVING_MAX_MS = 3000
 _POLL_MS = 20     # while the nest moves past the end: look again this often
 EGGS_BACK = "put the eggs back into the nest"   # the prompt; its note names the eggs (back, out)
-# An uncalibrated nest resuming a game cannot weigh the bowl against it (no zero to trust): it
-# asks for a nest everyone can see is full and for Reveal once it is (_check_nest).
-POUR_CONFIRM = "pour every egg back, then press Reveal"
 
 
 def _explain(grams, can, masses, tol):
@@ -85,8 +82,8 @@ class TurnFlow:
         self.tare_pole = tare_pole  # the pole at the calibration's tare (None: no tare to trust)
         self.checking = None        # the game whose nest is still to be weighed against the bowl
         self.checked_g = None       # the settled level that check last weighed
-        self.confirming = False     # no tare: waiting for Reveal on a full nest (POUR_CONFIRM)
-        self.confirmed = False      # the weigher learned the full nest at the family's word
+        self.word = None            # no tare, a game under way: the family's word on a full nest,
+        #                             False while asked (its prompt), True once given (Reveal)
         self.pending = None         # the demanded colour that came out, while CONFIRM runs
         self.confirm_until = 0      # when the attempt may end (moved on while the nest moves)
         self.confirm_last = 0       # when it ends whatever the nest does
@@ -105,9 +102,8 @@ class TurnFlow:
         self.weigher.reset(self.bag_grams())
         self.checking = self.game
         self.checked_g = None
-        self.confirmed = False
         g = self.game
-        self.confirming = self.tare_pole is None and g.revealed > 0 and g.winner is None
+        self.word = False if self.tare_pole is None and g.revealed and g.winner is None else None
 
     def _check_nest(self, t_ms):
         """After a relearn, the nest at rest: do the eggs in the bowl weigh what the game's nest
@@ -117,13 +113,15 @@ class TurnFlow:
         explains asks for every egg back and the game's eggs out. Weighed again at every new
         rest until the bowl holds the game's nest. Without a tare the absolute weight means
         nothing (docs/play-page.md "Resuming on an uncalibrated nest"): a game under way asks for
-        every egg back and Reveal (POUR_CONFIRM); the full nest the weigher then learns is the
+        every egg back and Reveal; the full nest the weigher then learns is the
         reference instead, and the game's eggs are asked out by name, each one weighed. A game
         not under way yet (its nest must be full anyway) is taken as it is, and a note says so."""
         w = self.weigher
-        if self.confirming:
-            return self._ask(POUR_CONFIRM, t_ms, {"pour": True})
-        if self.tare_pole is None and not self.confirmed:
+        if self.word is False:
+            # (the prompt's text only here: a module constant cost 32 B of heap after boot,
+            # tools/heap_report.py; the host's copy is nest.boardkit.POUR_CONFIRM)
+            return self._ask("pour every egg back, then press Reveal", t_ms, {"pour": True})
+        if self.tare_pole is None and self.word is None:
             self.checking = None
             note = {"unchecked": "no calibration: the nest is taken as the game's"}
             return [note] + self._maybe_ready(t_ms)
@@ -133,7 +131,7 @@ class TurnFlow:
             return []  # weighed already: nothing moved since
         self.checked_g = level
         nest = self.game.nest
-        if self.confirmed:
+        if self.word:
             # grams the bowl holds beyond the game's nest, from the full nest learned at Reveal
             off = self.bag_grams() - w.deficit_g()
         else:
@@ -203,8 +201,12 @@ class TurnFlow:
     def button(self, name, t_ms):
         if name not in BUTTONS:
             return [{"error": "unknown button %r" % (name,)}]
-        if name == "reveal" and self.phase == SETTLE and self.confirming and self.pole_seated:
-            return self._full_confirmed(t_ms)
+        if name == "reveal" and self.word is False and self.phase == SETTLE and self.pole_seated:
+            # The family's word: every egg is in the bowl. The weigher learns it at its next rest
+            # as the full nest; the check (_check_nest) then asks the game's eggs out by name.
+            self.word = True
+            self.weigher.reset(0)
+            return []
         if name == "B" and self.phase == MENU and self.menu["back"] in (ATTEMPT, CONFIRM):
             # Menu, then Blue: the players call the EGG ALARM the nest missed (the menu (_menu_press)
             # offers G, Y, R and Reveal; Blue is free). The menu closes, the attempt is judged.
@@ -218,18 +220,6 @@ class TurnFlow:
         if name == "reveal":
             return self._act({"do": "reveal"}, t_ms)
         return self._act({"do": "choose", "colour": name}, t_ms)
-
-    def _full_confirmed(self, t_ms):
-        """Reveal on POUR_CONFIRM: the family says every egg is in the bowl. The weigher learns
-        the bowl at its next rest as the full nest (reset(0)), and the check goes on from that
-        reference: the game's eggs out are asked for by name and each one weighed."""
-        self.confirming = False
-        self.confirmed = True
-        self.weigher.reset(0)
-        self.checked_g = None
-        self.prompt = None
-        self.need = None
-        return [{"phase": SETTLE, "turn": self.game.turn, "demand": self.game.demand}]
 
     # ---- the menu (players and variant for a new game) --------------------------------------------
 
@@ -462,7 +452,7 @@ class TurnFlow:
         self.prompt = None
         self.need = None
         self.phase = SETTLE
-        if self.confirming:
+        if self.word is False:
             self.checking = game  # the full nest is not known yet: still the family's word first
         return [{"started": {"players": game.players, "variant": game.variant}}] + self._maybe_ready(t_ms)
 

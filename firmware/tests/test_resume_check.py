@@ -7,10 +7,10 @@ from gulo.calibration import WINDOW, Calibration
 from gulo.hx711 import Scale
 from gulo.nestcheck import nest_grams
 from gulo.rules import NEST_FULL
-from gulo.turnflow import AFTER_HAND_MS, ATTEMPT, EGGS_BACK, PICK, POUR_CONFIRM, SETTLE, TurnFlow
+from gulo.turnflow import AFTER_HAND_MS, ATTEMPT, EGGS_BACK, PICK, SETTLE, TurnFlow
 from gulo.weigher import DEFAULT_MASSES, POLE_G
 
-from gamekit import game_with, play
+from gamekit import POUR_CONFIRM, game_with, play
 
 MS = 12  # about 80 samples a second
 M = DEFAULT_MASSES
@@ -229,7 +229,7 @@ def test_uncalibrated_reveal_with_the_pole_out_is_refused_and_the_pole_asked_for
     t = Table(game, NEST_FULL, tare_pole=None, pole=False)
     t.run(1500)
     notes = t.flow.button("reveal", t.t)
-    assert notes and "refused" in notes[0] and t.flow.confirming, notes
+    assert notes and "refused" in notes[0] and t.flow.word is False, notes
     assert t.flow.prompt == "put the pole back"
 
 
@@ -249,7 +249,7 @@ class Unconfirmed(TurnFlow):
 
     def relearn(self):
         TurnFlow.relearn(self)
-        self.confirming = False
+        self.word = None
 
 
 def test_planted_fault_an_uncalibrated_resume_that_trusts_the_bowl_stalls_after_the_next_alarm():

@@ -8,14 +8,13 @@ from gulo.turnflow import (
     CONFIRM,
     EGGS_BACK,
     PICK,
-    POUR_CONFIRM,
     SETTLE,
     WON,
     TurnFlow,
     _explain,
 )
 
-from gamekit import game_with
+from gamekit import POUR_CONFIRM, game_with
 
 FULL = 180.0 + 25.0 + 5 * (10 + 14 + 16 + 18) + 2 * 12  # bowl + pole + eggs (default masses)
 MS = 12  # about 80 samples a second
