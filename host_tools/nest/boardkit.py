@@ -600,9 +600,10 @@ def nest_as_the_game_says(nest):
     """After a cut that lost an action, the bowl the family leaves is not the resumed game's
     nest: the egg in flight lies on the table (a take lost), or every egg went back in at the
     nest's word after a last egg or an alarm that the cut then lost (finding 6: the resumed game
-    has its round's eggs out, the bowl holds them all; an uncalibrated nest cannot tell, and
-    learns the bowl as the game's). The family unplugs the nest, pours every egg in, takes the
-    resumed game's round out again and plugs it in, so the nest holds what the game says; with
+    has its round's eggs out, the bowl holds them all; an uncalibrated nest cannot weigh it, and
+    asks for every egg back and Reveal at every resume). The family unplugs the nest, pours every
+    egg in, takes the resumed game's round out again and plugs it in, so the nest holds what the
+    game says (a nest under way then asks its question, answered after the checks); with
     nothing to change, nothing is touched. Returns {"back": eggs put back, "out": eggs taken out}."""
     world = nest.ctl.world()
     # a rolling egg counts as out from the instant it leaves: wait for anything still moving
