@@ -16,7 +16,7 @@ import shutil
 import pytest
 
 from gulo.rules import NEST_FULL
-from nest.boardkit import BUTTONS, EGGS_BACK, FIRMWARE, POUR_CONFIRM, booted_nest, planted_firmware
+from nest.boardkit import BUTTONS, EGGS_BACK, FIRMWARE, POUR_CONFIRM, booted_nest, planted_firmware, take_each
 
 pytestmark = pytest.mark.board
 
@@ -102,10 +102,7 @@ def confirm_then_take_out(left_off, tmp_path, change, firmware=FIRMWARE):
         press_reveal(nest)
         asked = nest.wait(lambda ev: ev.get("ev") == "note" and ev["note"].get("prompt") == EGGS_BACK)
         assert asked["note"] == {"prompt": EGGS_BACK, "out": BAG}, asked
-        at = 300
-        for c in sorted(BAG):
-            nest.ctl.take(c, in_ms=at)
-            at += 2500
+        take_each(nest, BAG, 300)
         nest.wait_phase("pick", timeout=40)
         verdict = nest.play_turn(hand="roll")
         assert verdict[1]["event"] == "success", verdict

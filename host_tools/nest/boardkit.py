@@ -434,6 +434,15 @@ def staged_log(game_actions, players, variant, seed):
     return "\n".join(lines) + "\n", g
 
 
+def take_each(nest, eggs, at_ms, gap_ms=2500):
+    """A hand takes out each of `eggs` ({colour: n}) in turn, the first `at_ms` from now, then one
+    every `gap_ms` (time for the nest to settle and say what is left to do)."""
+    for c in sorted(eggs):
+        for _ in range(eggs[c]):
+            nest.ctl.take(c, in_ms=at_ms)
+            at_ms += gap_ms
+
+
 def stage_game(nest, tmp_dir, actions, players, variant, seed):
     """Stop the app, put a game in progress on the board's flash as its running game, reset: the
     board resumes it (a quick way to a late position such as Gulo junior on the deck)."""
