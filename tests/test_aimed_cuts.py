@@ -122,7 +122,9 @@ def test_planted_fault_a_phase_note_kept_across_a_boot_stalls_the_resumed_game(t
         with pytest.raises(AssertionError, match="not seen within"):
             cut_in_an_attempt_then_take(nest, 5)
         assert nest.status()["phase"] == "attempt"
-        assert nest.ctl.world()["nest"][nest.game.demand] == nest.game.nest[nest.game.demand] - 1
+        # (the uncalibrated nest asked for every egg back and Reveal first: the egg dropped too
+        # early went back with the rest, and the harness waits for a take it thinks it made)
+        assert nest.ctl.world()["nest"] == nest.game.nest
 
 
 def egg_taken_while_the_resumed_nest_learns(nest):

@@ -13,7 +13,7 @@ import pytest
 
 from gulo import store
 from gulo.rules import NEST_FULL
-from nest.boardkit import EGGS_BACK, FIRMWARE, booted_nest, planted_firmware
+from nest.boardkit import EGGS_BACK, FIRMWARE, booted_nest, planted_firmware, take_each
 from nest.vboard import bench_calibration
 
 pytestmark = pytest.mark.board
@@ -79,11 +79,7 @@ def asks_then_goes_on(left_off, tmp_path, change, expect, firmware=FIRMWARE):
         assert status["phase"] == "settle" and status["need"] == expect, status
         if "back" in expect:
             nest.ctl.pour_back(eggs=expect["back"])
-        at = 2500
-        for c, n in expect.get("out", {}).items():
-            for _ in range(n):
-                nest.ctl.take(c, in_ms=at)
-                at += 2500
+        take_each(nest, expect.get("out", {}), 2500)
         nest.wait_phase("pick", timeout=40)
         verdict = nest.play_turn(hand="roll")
         assert verdict[1]["event"] == "success", verdict

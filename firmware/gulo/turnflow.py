@@ -82,6 +82,8 @@ class TurnFlow:
         self.tare_pole = tare_pole  # the pole at the calibration's tare (None: no tare to trust)
         self.checking = None        # the game whose nest is still to be weighed against the bowl
         self.checked_g = None       # the settled level that check last weighed
+        self.word = None            # no tare, a game under way: the family's word on a full nest,
+        #                             False while asked (its prompt), True once given (Reveal)
         self.pending = None         # the demanded colour that came out, while CONFIRM runs
         self.confirm_until = 0      # when the attempt may end (moved on while the nest moves)
         self.confirm_last = 0       # when it ends whatever the nest does
@@ -95,10 +97,13 @@ class TurnFlow:
     def relearn(self):
         """Let the weigher learn the nest anew (at boot, after a calibration) as the game says it
         holds it (eggs in the bag after a power cut are rightly out); once it has, the bowl is
-        weighed against the game (_check_nest), which asks for whatever differs."""
+        weighed against the game (_check_nest), which asks for whatever differs. Without a tare,
+        a game under way (a tile face up) needs the family's word on a full nest first."""
         self.weigher.reset(self.bag_grams())
         self.checking = self.game
         self.checked_g = None
+        g = self.game
+        self.word = False if self.tare_pole is None and g.revealed and g.winner is None else None
 
     def _check_nest(self, t_ms):
         """After a relearn, the nest at rest: do the eggs in the bowl weigh what the game's nest
@@ -106,10 +111,17 @@ class TurnFlow:
         seated now and was not at the tare, or taken away the other way round). The fewest eggs
         that explain a difference are asked for (gulo.nestcheck); a weight no single change
         explains asks for every egg back and the game's eggs out. Weighed again at every new
-        rest until the bowl holds the game's nest. Without a tare the weight means nothing: the
-        nest is taken as the game's, and a note says so."""
+        rest until the bowl holds the game's nest. Without a tare the absolute weight means
+        nothing (docs/play-page.md "Resuming on an uncalibrated nest"): a game under way asks for
+        every egg back and Reveal; the full nest the weigher then learns is the
+        reference instead, and the game's eggs are asked out by name, each one weighed. A game
+        not under way yet (its nest must be full anyway) is taken as it is, and a note says so."""
         w = self.weigher
-        if self.tare_pole is None:
+        if self.word is False:
+            # (the prompt's text only here: a module constant cost 32 B of heap after boot,
+            # tools/heap_report.py; the host's copy is nest.boardkit.POUR_CONFIRM)
+            return self._ask("pour every egg back, then press Reveal", t_ms, {"pour": True})
+        if self.tare_pole is None and self.word is None:
             self.checking = None
             note = {"unchecked": "no calibration: the nest is taken as the game's"}
             return [note] + self._maybe_ready(t_ms)
@@ -119,8 +131,12 @@ class TurnFlow:
             return []  # weighed already: nothing moved since
         self.checked_g = level
         nest = self.game.nest
-        pole = int(self.pole_seated) - int(bool(self.tare_pole))
-        off = level - pole * w.pole_g - nestcheck.nest_grams(nest, w.masses)
+        if self.word:
+            # grams the bowl holds beyond the game's nest, from the full nest learned at Reveal
+            off = self.bag_grams() - w.deficit_g()
+        else:
+            pole = int(self.pole_seated) - int(bool(self.tare_pole))
+            off = level - pole * w.pole_g - nestcheck.nest_grams(nest, w.masses)
         d = nestcheck.differ(off, nest, NEST_FULL, w.masses, tol)
         if d != {}:
             return self._ask(EGGS_BACK, t_ms, nestcheck.asked(d, nest, NEST_FULL))
@@ -185,6 +201,12 @@ class TurnFlow:
     def button(self, name, t_ms):
         if name not in BUTTONS:
             return [{"error": "unknown button %r" % (name,)}]
+        if name == "reveal" and self.word is False and self.phase == SETTLE and self.pole_seated:
+            # The family's word: every egg is in the bowl. The weigher learns it at its next rest
+            # as the full nest; the check (_check_nest) then asks the game's eggs out by name.
+            self.word = True
+            self.weigher.reset(0)
+            return []
         if name == "B" and self.phase == MENU and self.menu["back"] in (ATTEMPT, CONFIRM):
             # Menu, then Blue: the players call the EGG ALARM the nest missed (the menu (_menu_press)
             # offers G, Y, R and Reveal; Blue is free). The menu closes, the attempt is judged.
@@ -430,6 +452,8 @@ class TurnFlow:
         self.prompt = None
         self.need = None
         self.phase = SETTLE
+        if self.word is False:
+            self.checking = game  # the full nest is not known yet: still the family's word first
         return [{"started": {"players": game.players, "variant": game.variant}}] + self._maybe_ready(t_ms)
 
 

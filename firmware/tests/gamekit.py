@@ -2,6 +2,10 @@
 
 from gulo.rules import PATH_COLOURS, TILES, Game
 
+# The prompt of an uncalibrated nest resuming a game under way (gulo.turnflow keeps its text inline
+# to save heap; the host's copy is nest.boardkit.POUR_CONFIRM)
+POUR_CONFIRM = "pour every egg back, then press Reveal"
+
 
 def tiles_left(used):
     """The path colours left over once `used` is dealt, in G Y R B order."""

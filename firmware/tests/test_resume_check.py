@@ -10,7 +10,7 @@ from gulo.rules import NEST_FULL
 from gulo.turnflow import AFTER_HAND_MS, ATTEMPT, EGGS_BACK, PICK, SETTLE, TurnFlow
 from gulo.weigher import DEFAULT_MASSES, POLE_G
 
-from gamekit import game_with, play
+from gamekit import POUR_CONFIRM, game_with, play
 
 MS = 12  # about 80 samples a second
 M = DEFAULT_MASSES
@@ -154,12 +154,115 @@ def test_a_pole_left_on_the_table_is_asked_for_first_then_the_eggs():
     assert t.prompts()[-1] == {"prompt": EGGS_BACK, "out": {"G": 1}}, t.notes
 
 
-def test_without_a_calibration_the_nest_is_taken_as_the_game_s_and_a_note_says_so():
-    game = game_out("G")
-    t = Table(game, bowl_of(game, G=1), tare_pole=None)
+def test_without_a_calibration_a_game_not_under_way_is_taken_as_it_is_and_a_note_says_so():
+    game = game_with("GRYB" + "GRYB")   # dealt, no tile face up: its nest must be full anyway
+    t = Table(game, NEST_FULL, tare_pole=None)
     t.run(1500)
     assert [n for n in t.notes if "unchecked" in n], t.notes
     assert t.flow.phase == PICK and t.prompts() == []
+
+
+# ---- an uncalibrated nest resuming a game under way (docs/play-page.md "Resuming on an
+# uncalibrated nest"): the family's word on a full nest, then the game's eggs out by name.
+
+def uncalibrated(game, bowl, zero_g=137.0):
+    """The bowl on a nest never calibrated: its zero is wherever the cell's offset puts it."""
+    t = Table(game, bowl, tare_pole=None)
+    t.zero_g = zero_g
+    t.run(1500)
+    return t
+
+
+def alarm_then_every_egg_back(t):
+    """A verdict after the resume: the pick, an alarm called, every egg poured back."""
+    t.notes += t.flow.button("reveal", t.t)
+    t.notes += t.flow.call(t.t)
+    t.bowl = dict(NEST_FULL)
+    t.run(4000)
+
+
+def test_uncalibrated_every_egg_back_while_off_is_asked_to_confirm_then_the_game_s_eggs_out():
+    game = game_out("G", "R")
+    t = uncalibrated(game, NEST_FULL)
+    assert t.prompts() == [{"prompt": POUR_CONFIRM, "pour": True}], t.notes
+    t.run(5000)   # never taken as it is, however long it waits
+    assert t.flow.phase == SETTLE and t.flow.need == {"pour": True}
+    t.notes += t.flow.button("reveal", t.t)
+    t.run(1500)
+    assert t.prompts()[-1] == {"prompt": EGGS_BACK, "out": {"G": 1, "R": 1}}, t.notes
+    t.move("R", -1)
+    assert t.prompts()[-1] == {"prompt": EGGS_BACK, "out": {"G": 1}}, t.notes
+    t.move("G", -1)
+    assert t.flow.phase == PICK, t.notes
+    # the weigher's full nest is the real one: every egg back after an alarm is ready again
+    alarm_then_every_egg_back(t)
+    assert t.flow.phase == PICK and t.flow.game.nest == NEST_FULL, t.notes
+
+
+def test_uncalibrated_an_egg_taken_while_off_is_found_once_every_egg_is_back():
+    game = game_out("G")
+    t = uncalibrated(game, bowl_of(game, Y=-1))   # a yellow egg on the table too
+    assert t.prompts() == [{"prompt": POUR_CONFIRM, "pour": True}], t.notes
+    t.bowl = dict(NEST_FULL)   # poured back: the yellow one too
+    t.run(4000)
+    t.notes += t.flow.button("reveal", t.t)
+    t.run(1500)
+    assert t.prompts()[-1] == {"prompt": EGGS_BACK, "out": {"G": 1}}, t.notes
+    t.move("G", -1)
+    assert t.flow.phase == PICK, t.notes
+    alarm_then_every_egg_back(t)
+    assert t.flow.phase == PICK, t.notes
+
+
+def test_uncalibrated_the_wrong_egg_taken_out_is_named():
+    game = game_out("G", "R")
+    t = uncalibrated(game, NEST_FULL)
+    t.notes += t.flow.button("reveal", t.t)
+    t.run(1500)
+    t.move("B", -1)   # a blue egg instead of the red one
+    assert t.prompts()[-1] == {"prompt": EGGS_BACK, "back": {"B": 1}, "out": {"G": 1, "R": 1}}, t.notes
+    assert t.flow.phase == SETTLE
+
+
+def test_uncalibrated_reveal_with_the_pole_out_is_refused_and_the_pole_asked_for():
+    game = game_out("G")
+    t = Table(game, NEST_FULL, tare_pole=None, pole=False)
+    t.run(1500)
+    notes = t.flow.button("reveal", t.t)
+    assert notes and "refused" in notes[0] and t.flow.word is False, notes
+    assert t.flow.prompt == "put the pole back"
+
+
+def test_uncalibrated_a_new_game_from_the_menu_still_needs_the_full_nest_confirmed():
+    game = game_out("G")
+    t = uncalibrated(game, NEST_FULL)
+    t.notes += t.flow.new_game(game_with("GRYB" + "GRYB"), t.t)
+    t.run(1500)
+    assert t.flow.phase == SETTLE and t.prompts()[-1]["prompt"] == POUR_CONFIRM, t.notes
+    t.notes += t.flow.button("reveal", t.t)
+    t.run(1500)
+    assert t.flow.phase == PICK, t.notes
+
+
+class Unconfirmed(TurnFlow):
+    """Planted fault: the uncalibrated resume of before, which learns the bowl as the game's."""
+
+    def relearn(self):
+        TurnFlow.relearn(self)
+        self.word = None
+
+
+def test_planted_fault_an_uncalibrated_resume_that_trusts_the_bowl_stalls_after_the_next_alarm():
+    game = game_out("G", "R")
+    t = Table(game, NEST_FULL, tare_pole=None, flow_class=Unconfirmed)
+    t.zero_g = 137.0
+    t.run(1500)
+    # the check above fails: no word about the eggs, straight to the pick ...
+    assert t.prompts() == [] and t.flow.phase == PICK, t.notes
+    # ... and the bug itself: every egg back after an alarm is never the nest it learned
+    alarm_then_every_egg_back(t)
+    t.run(10000)
+    assert t.flow.phase == SETTLE and t.flow.prompt == EGGS_BACK, t.notes
 
 
 class Trusting(TurnFlow):

@@ -14,7 +14,7 @@ from gulo.turnflow import (
     _explain,
 )
 
-from gamekit import game_with
+from gamekit import POUR_CONFIRM, game_with
 
 FULL = 180.0 + 25.0 + 5 * (10 + 14 + 16 + 18) + 2 * 12  # bowl + pole + eggs (default masses)
 MS = 12  # about 80 samples a second
@@ -106,10 +106,11 @@ def test_menu_sets_up_a_new_game():
     assert notes == [{"new_game": {"players": 3, "variant": "fast"}}]
 
 
-def test_a_game_resumed_mid_round_accepts_the_nest_without_the_eggs_in_the_bag():
+def test_a_game_resumed_mid_round_asks_for_the_egg_in_the_bag_out_and_judges_the_next_one():
     # A power cut after a clean green egg: the board boots with that egg rightly out of the
-    # nest. The flow must not ask for it back (it could never be satisfied), and the next egg
-    # is judged against the nest as the game knows it.
+    # nest. Uncalibrated, it cannot weigh the bowl against the game: every egg back and Reveal
+    # (a full nest it can see), then the green egg out again by name (test_resume_check has the
+    # rest); the next egg is judged against the nest as the game knows it.
     b = started()
     b.flow.button("reveal", b.t)
     b.grams -= 10.0
@@ -118,8 +119,14 @@ def test_a_game_resumed_mid_round_accepts_the_nest_without_the_eggs_in_the_bag()
     assert game.nest["G"] == 4
     resumed = Bench()
     resumed.flow = TurnFlow(game)
-    resumed.grams = b.grams
+    resumed.grams = b.grams + 10.0   # every egg back
     resumed.run(1500)
+    assert resumed.flow.prompt == POUR_CONFIRM, resumed.notes
+    resumed.flow.button("reveal", resumed.t)
+    resumed.run(1500)
+    assert resumed.flow.need == {"out": {"G": 1}}, resumed.notes
+    resumed.grams -= 10.0
+    resumed.run(4000)
     assert resumed.flow.phase == PICK and resumed.flow.prompt is None, resumed.notes
     resumed.flow.button("reveal", resumed.t)
     resumed.grams -= 16.0  # the path's next tile is red: a red egg leaves
@@ -142,10 +149,14 @@ def test_calibration_pauses_verdicts_and_resume_relearns_the_nest():
     refused = b.flow.button("reveal", b.t) + b.flow.button("menu", b.t)
     assert [n.get("refused") for n in refused] == ["reveal", "menu"]
     assert b.verdicts() == [] and b.flow.phase == CALIBRATE and b.flow.game.demand == demand
-    # The eggs end up a little off (a lighter bowl after the calibration): resume learns it as full.
+    # The eggs end up a little off (a lighter bowl after the calibration). Uncalibrated still
+    # (no tare), so the family's word on a full nest (Reveal) is asked for: it is learned as full.
     b.grams = FULL - 3.0
     b.run(1000)
     b.notes += b.flow.end_calibration(b.t)
+    b.run(1500)
+    assert b.flow.phase == SETTLE and b.flow.prompt == POUR_CONFIRM, b.notes
+    b.notes += b.flow.button("reveal", b.t)
     b.run(1500)
     assert b.flow.phase == ATTEMPT and b.flow.game.demand == demand
     b.grams -= {"G": 10.0, "P": 12.0, "Y": 14.0, "R": 16.0, "B": 18.0}[demand]

@@ -37,6 +37,11 @@ from nest.words import note_kind
 BUTTONS = dict(zip(BUTTON_NAMES, BUTTON_PIN_NAMES, strict=True))
 EGGS_BACK = "put the eggs back into the nest"
 POLE_BACK = "put the pole back"
+# An uncalibrated nest resuming a game under way asks for a full nest and Reveal (gulo.turnflow)
+POUR_CONFIRM = "pour every egg back, then press Reveal"
+# How long a player holds Reveal to confirm (the firmware confirms a press after 20 ms of calm:
+# gulo.debounce; a slowed board polls later)
+_CONFIRM_HOLD_S = 0.3
 
 
 class Mismatch(AssertionError):
@@ -195,18 +200,48 @@ class NestUnderTest:
         if prompt == POLE_BACK and not world["pole_seated"]:
             self.ctl.seat_pole()
         elif prompt == EGGS_BACK:
-            back = self.ctl.pour_back()
-            # Eggs in a player's bag after a success stay out (only a resumed game has any here):
-            # taken out again one by one once the pouring hand has left.
-            at = back["until_ms"] - back["t_ms"] + 400
-            for c, n in self._bag().items():
-                for _ in range(n):
+            # The bowl made the game's nest, from what lies on the table (the world, with what is
+            # already under way): the eggs that belong in go back; eggs in a player's bag after a
+            # success stay out (a resumed game's, once the nest knows the full bowl) and are taken
+            # out one by one once the pouring hand has left. Asked again as each egg moves (the
+            # nest's prompt follows the bowl), it does only what is still to do.
+            have = dict(world["nest"])
+            for e in world["truth"]:           # what is already under way counts as done
+                if e["t_ms"] > world["t_ms"] and e["what"] == "out":
+                    have[e["colour"]] -= 1
+                elif e["t_ms"] > world["t_ms"] and e["what"] == "back":
+                    for c, n in e["eggs"].items():
+                        have[c] += n
+            want = self.game.nest if self.game else NEST_FULL
+            missing = {c: want[c] - have[c] for c in NEST_FULL if want[c] > have[c]}
+            at = 0
+            if missing:
+                back = self.ctl.pour_back(eggs=missing)
+                at = back["until_ms"] - back["t_ms"] + 400
+            for c in NEST_FULL:
+                for _ in range(have[c] - want[c]):
                     self.ctl.drop(c, in_ms=at)
                     at += 500
+        elif prompt == POUR_CONFIRM:
+            # every egg in, then Reveal once the pouring hand has left (the nest then names the
+            # eggs to take out, answered above). Done here, before anything else is read: a
+            # press left for later could land in the next game's attempt.
+            back = self.ctl.pour_back()
+            time.sleep((back["until_ms"] - back["t_ms"]) / 1000 + 0.5)
+            self.ctl.press(BUTTONS["reveal"])
+            time.sleep(_CONFIRM_HOLD_S)
+            self.ctl.release(BUTTONS["reveal"])
 
-    def _bag(self):
-        nest = self.game.nest if self.game else NEST_FULL
-        return {c: NEST_FULL[c] - nest[c] for c in NEST_FULL if NEST_FULL[c] > nest[c]}
+    def answer_first_word(self, timeout=15.0):
+        """After a boot with `auto` off: the resumed game's first word (a prompt, or the pick or
+        the attempt) awaited and a prompt answered as a family would; auto answers are back on."""
+        self.auto = True
+        if self.game is None or self.game.winner is not None:
+            return
+        if self.prompt is None and self.phase is None:
+            self.wait(lambda ev: self.prompt is not None or self.phase is not None, timeout)
+        if self.prompt is not None:
+            self.remedy(self.prompt)
 
     def press_until_action(self, name, timeout=30.0):
         """Hold a button until the board reports the action it leads to, then let go: a short
@@ -399,6 +434,15 @@ def staged_log(game_actions, players, variant, seed):
     return "\n".join(lines) + "\n", g
 
 
+def take_each(nest, eggs, at_ms, gap_ms=2500):
+    """A hand takes out each of `eggs` ({colour: n}) in turn, the first `at_ms` from now, then one
+    every `gap_ms` (time for the nest to settle and say what is left to do)."""
+    for c in sorted(eggs):
+        for _ in range(eggs[c]):
+            nest.ctl.take(c, in_ms=at_ms)
+            at_ms += gap_ms
+
+
 def stage_game(nest, tmp_dir, actions, players, variant, seed):
     """Stop the app, put a game in progress on the board's flash as its running game, reset: the
     board resumes it (a quick way to a late position such as Gulo junior on the deck)."""
@@ -455,9 +499,19 @@ def cut_and_check(nest, rng, seed, at_op=None):
                 nest.play_turn("roll")
             raise AssertionError("the scheduled power cut never came")
         except Rebooted:
-            pass
+            # the resumed game's first word is answered once the checks below are done: an
+            # answer now would move eggs (a pour-back) before they look at the bowl
+            nest.auto = False
     finally:
         nest.raise_on_boot = False
+    try:
+        return _check_after_cut(nest, new_games, at_op)
+    finally:
+        nest.auto = True
+
+
+def _check_after_cut(nest, new_games, at_op):
+    """cut_and_check after the boot: the resumed game and its files against what was reported."""
     reported = list(nest.actions)
     # A cut while the next game was being asked for (NestUnderTest.new drops the host's game
     # first): the won game was archived and the new one may already be the running game.
@@ -499,6 +553,7 @@ def cut_and_check(nest, rng, seed, at_op=None):
     # lost: an egg the resumed game does not know (or a pour-back it never asked for), or an
     # action reported and not yet written
     result["in_flight_lost"] = int(moved["back"] + moved["out"] > 0 or len(logged) < len(reported))
+    nest.answer_first_word()
     return result
 
 
@@ -554,9 +609,10 @@ def nest_as_the_game_says(nest):
     """After a cut that lost an action, the bowl the family leaves is not the resumed game's
     nest: the egg in flight lies on the table (a take lost), or every egg went back in at the
     nest's word after a last egg or an alarm that the cut then lost (finding 6: the resumed game
-    has its round's eggs out, the bowl holds them all; an uncalibrated nest cannot tell, and
-    learns the bowl as the game's). The family unplugs the nest, pours every egg in, takes the
-    resumed game's round out again and plugs it in, so the nest holds what the game says; with
+    has its round's eggs out, the bowl holds them all; an uncalibrated nest cannot weigh it, and
+    asks for every egg back and Reveal at every resume). The family unplugs the nest, pours every
+    egg in, takes the resumed game's round out again and plugs it in, so the nest holds what the
+    game says (a nest under way then asks its question, answered after the checks); with
     nothing to change, nothing is touched. Returns {"back": eggs put back, "out": eggs taken out}."""
     world = nest.ctl.world()
     # a rolling egg counts as out from the instant it leaves: wait for anything still moving

@@ -52,7 +52,8 @@ _EN = {
                "confirm": "judging the egg", "won": "the game is won", "menu": "menu open",
                "calibrate": "calibrating"},
     "prompts": {"put the pole back": "put the pole back",
-                "put the eggs back into the nest": "put the eggs back into the nest"},
+                "put the eggs back into the nest": "put the eggs back into the nest",
+                "pour every egg back, then press Reveal": "pour every egg back, then press Reveal"},
     "bowl": {"full": "the nest is full again", "out": "{egg} came out",
              "several": "{n} eggs came out together"},
 }
@@ -95,7 +96,9 @@ _DE = {
                "confirm": "prüft das Ei", "won": "das Spiel ist gewonnen", "menu": "Menü offen",
                "calibrate": "kalibriert"},
     "prompts": {"put the pole back": "den Alarmstab zurückstecken",
-                "put the eggs back into the nest": "die Eier zurück ins Nest legen"},
+                "put the eggs back into the nest": "die Eier zurück ins Nest legen",
+                "pour every egg back, then press Reveal":
+                    "alle Eier zurück ins Nest, dann Aufdecken drücken"},
     "bowl": {"full": "das Nest ist wieder voll", "out": "{egg} ist herausgekommen",
              "several": "{n} Eier sind zusammen herausgekommen"},
 }
@@ -138,7 +141,9 @@ _FR = {
                "confirm": "vérifie l'œuf", "won": "la partie est gagnée", "menu": "menu ouvert",
                "calibrate": "étalonnage"},
     "prompts": {"put the pole back": "remettre le bâtonnet",
-                "put the eggs back into the nest": "remettre les œufs dans le nid"},
+                "put the eggs back into the nest": "remettre les œufs dans le nid",
+                "pour every egg back, then press Reveal":
+                    "remettre tous les œufs dans le nid, puis appuyer sur Retourner"},
     "bowl": {"full": "le nid est de nouveau plein", "out": "{egg} est sorti",
              "several": "{n} œufs sont sortis ensemble"},
 }

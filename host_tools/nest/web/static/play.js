@@ -325,6 +325,8 @@ function promptText() {
     const parts = [];
     // The nest's weight fits more than one change (after a restart): every egg back, then out.
     if (st.need && st.need.pour) parts.push(T.pourAll);
+    // An uncalibrated nest after a restart: the family's word on the full bowl (Reveal) first.
+    if (/Reveal/.test(st.prompt)) parts.push(T.pressReveal);
     if (Object.keys(back).length) parts.push(T.putBack(eggsText(back)));
     const nOut = Object.values(out).reduce((a, b) => a + b, 0);
     if (nOut) parts.push(T.staysOut(eggsText(out), nOut));
