@@ -146,12 +146,15 @@ class NestUnderTest:
             self.recovered.append(ev["file"])
         elif kind == "note":
             note = ev["note"]
-            if note_kind(note) is None:
+            kind = note_kind(note)
+            if kind is None:
                 raise Mismatch(f"a note of a kind gulo.vocab.NOTES does not know: {note}")
-            if "phase" in note and note["phase"] in ("pick", "attempt"):
+            # by kind: a refusal names the phase it came in, and is no phase note
+            # (tests/test_boardkit_notes.py)
+            if kind == "phase" and note["phase"] in ("pick", "attempt"):
                 self.phase = (note["phase"], note.get("turn"), note.get("demand"))
                 self.prompt = None
-            if "prompt" in note:
+            if kind == "prompt":
                 self.prompt = note["prompt"]
                 self.phase = None
                 if self.auto:
