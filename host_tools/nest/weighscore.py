@@ -13,7 +13,8 @@ colour, when that change has no event yet and the next one's egg is not out yet,
 change's (late) verdict. Pour-backs expect one `full` event the same way.
 Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*; `--misses`
 marks one `late` when it is what the last change before it was owed and did not get (its egg's
-colour, or a pour-back's `full`): said too late rather than without a cause (still false).
+colour, `out: 2` after several eggs, or a pour-back's `full`): said too late rather than without
+a cause (still false).
 Latency: from the moment the (first) egg is out and the hand has left, to the first event.
 An event of a change that comes *before* that moment is early (a verdict while the hand still
 holds the egg): the change is wrong, and counted apart as `early`.
@@ -86,9 +87,8 @@ def _right(change, evs):
 def _tagged(changes, ev):
     """A false event as `--misses` lists it: marked `late` when it is what the last change before
     it was owed (the right colour of the last egg out, `out: 2` after several, or `full` after the
-    last pour-back) and
-    that change got no event: a verdict said after the next change's window began, rather than
-    one with no cause. It still counts as false."""
+    last pour-back) and that change got no event: a verdict said after the next change's window
+    began, rather than one with no cause. It still counts as false."""
     last = None
     kind = "back" if ev.get("full") else "out"
     for c in changes:
@@ -96,8 +96,9 @@ def _tagged(changes, ev):
             last = c
     if last is None or last["events"]:
         return ev
-    if kind == "back" or (len(last["colours"]) == 1 and ev.get("colour") == last["colours"][0]) or (
-            len(last["colours"]) > 1 and ev.get("out") == 2):
+    colours = last.get("colours", ())   # a pour-back has none: its `full` is what it was owed
+    if (kind == "back" or (len(colours) == 1 and ev.get("colour") == colours[0])
+            or (len(colours) > 1 and ev.get("out") == 2)):
         return dict(ev, late=True)
     return ev
 

@@ -38,8 +38,8 @@ def _scan_at_every_pass(hw):
     # ready or not, so an edge never waits for the loop to go idle.
     from asyncio import core
     ticks_ms = time.ticks_ms
-    global _poll
-    _hw.append(hw)
+    global _hw, _poll
+    _hw = hw
     _poll = hw.timed(_pass, 1) if _vbjs.timed() else _pass  # C on the ESP32 (ipoll): one C call
 
     def ticks():
@@ -48,11 +48,11 @@ def _scan_at_every_pass(hw):
     core.ticks = ticks
 
 
-_hw = []
+_hw = None  # the pin shims (_vbhw), set by _scan_at_every_pass
 
 
 def _pass():
-    _hw[0].service_due()
+    _hw.service_due()
     return wake_flags()
 
 
