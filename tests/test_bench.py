@@ -30,7 +30,8 @@ def test_the_runner_writes_every_figure_with_its_command(tmp_path):
 
     weigher = _rows(text, "Egg weigher")
     firmware = _rows(text, "Firmware on the virtual board")
-    for rows, n in ((weigher, 10), (firmware, 10)):  # weigher: 5 figures at each HX711 setting
+    # weigher: 5 figures at each HX711 setting and its per-sample cost at rest and over takes
+    for rows, n in ((weigher, 12), (firmware, 10)):
         assert len(rows) == n, rows
         for figure, value, baseline, _ratio, command, date in rows:
             assert value and "not measured" not in value, (figure, value)
@@ -40,6 +41,9 @@ def test_the_runner_writes_every_figure_with_its_command(tmp_path):
     assert re.match(r"median \d+ ms, p95 \d+, max \d+ \(n=2\)",
                     fw["pole leaves its seat -> alarm siren on the buzzer"])
     assert re.match(r"\d+\.\d KB", fw["heap in use after boot"])
+    cost = [r for r in weigher if r[0].startswith("per-sample cost")]
+    assert len(cost) == 2 and re.match(r"\d+\.\d\d µs \(0 bytes allocated", cost[0][1])   # at rest
+    assert all(re.match(r"\d\.\d\dx$", r[3]) for r in cost)
 
     # Deploy: figures when tools/bench_deploy.py is there, else a row that says it was not measured.
     deploy = _rows(text, "Deploy")
@@ -50,6 +54,7 @@ def test_the_runner_writes_every_figure_with_its_command(tmp_path):
     budgets = _rows(text, "Firmware budgets (issue 4)")
     what = [r[0] for r in budgets]
     for name in ("pole -> alarm sound", "pole -> alarm LEDs", "HX711 unplugged -> fault shown",
-                 "heap in use after boot", "heap in use during a game", "boot -> ready"):
+                 "heap in use after boot", "heap in use during a game", "boot -> ready",
+                 "weigher per-sample cost, rest", "weigher per-sample cost, takes"):
         assert any(w.startswith(name) for w in what), (name, what)
     assert all(r[3] in ("yes", "**NO**", "(no limit)") and r[4].startswith("`") for r in budgets)

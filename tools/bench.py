@@ -28,7 +28,7 @@ COLUMNS = ("figure", "value", "baseline", "ratio", "command", "date")
 
 
 def _weigher(mod, a):
-    return mod.run(traces=a.traces, plot=a.plot)
+    return mod.run(traces=a.traces, plot=a.plot, quick=a.quick)
 
 
 def _firmware(mod, a):

@@ -4,12 +4,15 @@ Run from the repository root:
 
     .venv/bin/python tools/bench_weigher.py [--old REV]   (default REV: 44a03bc, the weigher
                                                           counted in samples at exactly 80 SPS)
+    .venv/bin/python tools/bench_weigher.py --old-file PATH   (any weigher.py: a variant)
 
 Two traces at 90 samples/s: 15 s of a nest at rest (the common case) and four takes (steady,
-shaky, pressing, hanging). Both versions run the same samples in the same VM, alternating, best
-of 15 each; the figure that
-holds across machines is the ratio. The wasm VM is not an ESP32 (different CPU), so the times are
-a guide; the allocation figure holds for the board, whose ints are the same small ints.
+shaky, pressing, hanging). Both versions run the same samples in the same VM, taking turns to go
+first, best of 25 runs each (a run: 20 weighers over the trace, since the VM's clock counts whole
+milliseconds); the figure that holds across machines is the ratio, and the same weigher against
+itself (`--old-file firmware/gulo/weigher.py`) shows its noise (0.96-1.02 on 2026-11-24). The
+wasm VM is not an ESP32 (different CPU), so the times are a guide; the allocation figure holds
+for the board, whose ints are the same small ints. docs/weigher.md, "Cost on the device".
 """
 
 import argparse
@@ -23,6 +26,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from micropython_vm import MPY_CROSS, MicroPythonVM  # noqa: E402
 
+# MicroPython's wasm port counts ticks_us in whole milliseconds (1,300 samples take about 13 ms:
+# a step of 8 %), so each timed run feeds the trace to K weighers one after another.
+K = 20
+REPS = 25
 CODE = """
 import gc, time
 from world import NestWorld
@@ -39,41 +46,49 @@ xs = [int(w.grams(x) * 100 + 0.5) for x in ts]
 best = {}
 used = {}
 evs = {}
-for rep in range(15):
-    for name, cls in (("new", Weigher), ("old", Old)):
-        wg = cls()
-        f = wg.feed_cg
-        for i in range(40):
-            f(ts[i], xs[i])
+for rep in range(REPS):
+    # each goes first in every other round (whichever runs second finds the VM warmed up)
+    first = (("new", Weigher), ("old", Old))
+    for name, cls in (first if rep % 2 else (first[1], first[0])):
+        fs = []
+        for j in range(K):
+            f = cls().feed_cg
+            for i in range(40):
+                f(ts[i], xs[i])
+            fs.append(f)
         gc.collect()
         a = gc.mem_alloc()
         t0 = time.ticks_us()
         n = 0
-        for i in range(40, len(ts)):
-            if f(ts[i], xs[i]) is not None:
-                n += 1
+        for f in fs:
+            for i in range(40, len(ts)):
+                if f(ts[i], xs[i]) is not None:
+                    n += 1
         dt = time.ticks_diff(time.ticks_us(), t0)
-        used[name] = gc.mem_alloc() - a
-        evs[name] = n
+        used[name] = (gc.mem_alloc() - a) // K
+        evs[name] = n // K
         if name not in best or dt < best[name]:
             best[name] = dt
 k = len(ts) - 40
 for name in ("new", "old"):
-    print("%s, %s: %d samples, %d events, %.1f us/sample (best of 15), %d bytes allocated in the last run"
-          % (TRACE, name, k, evs[name], best[name] / k, used[name]))
-print("%s: new/old time per sample: %.2f" % (TRACE, best["new"] / best["old"]))
+    print("%s %s %d %d %d %d" % (TRACE, name, k, evs[name], best[name], used[name]))
 """
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--old", default="44a03bc", help="git revision of the weigher to compare with")
-    a = ap.parse_args(argv)
-    src = subprocess.run(["git", "show", f"{a.old}:firmware/gulo/weigher.py"], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout
+def old_source(rev="44a03bc"):
+    """gulo/weigher.py as it was at git revision `rev`."""
+    return subprocess.run(["git", "show", f"{rev}:firmware/gulo/weigher.py"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+
+
+def measure(old_src, reps=REPS):
+    """The working tree's weigher against `old_src` (a weigher.py's text), in one VM: for each
+    trace ("rest", "takes") and version ("new", "old"): samples, events, us per sample (best of
+    REPS runs) and bytes allocated per weigher."""
+    out = {}
     with tempfile.TemporaryDirectory() as d:
         old_py = Path(d) / "oldweigher.py"
-        old_py.write_text(src)
+        old_py.write_text(old_src)
         old_mpy = Path(d) / "oldweigher.mpy"
         subprocess.run([str(MPY_CROSS), "-o", str(old_mpy), str(old_py)], check=True)
         vm = MicroPythonVM(Path(d) / "build")
@@ -81,9 +96,30 @@ def main(argv=None):
             vm.start()
             vm.put("/lib/oldweigher.mpy", old_mpy.read_bytes())
             for trace in ("rest", "takes"):
-                print(vm.exec(f"TRACE = {trace!r}\n" + CODE), end="")
+                for line in vm.exec(f"TRACE = {trace!r}\nK = {K}\nREPS = {reps}\n" + CODE).split("\n"):
+                    if not line.strip():
+                        continue
+                    tr, name, k, evs, best, used = line.split()
+                    out[(tr, name)] = {"samples": int(k), "events": int(evs),
+                                       "us": int(best) / int(k) / K, "alloc": int(used)}
         finally:
             vm.stop()
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", default="44a03bc", help="git revision of the weigher to compare with")
+    ap.add_argument("--old-file", help="or a weigher.py to compare with (a variant being tried)")
+    a = ap.parse_args(argv)
+    got = measure(Path(a.old_file).read_text() if a.old_file else old_source(a.old))
+    for trace in ("rest", "takes"):
+        for name in ("new", "old"):
+            r = got[(trace, name)]
+            print(f"{trace}, {name}: {r['samples']} samples, {r['events']} events, {r['us']:.2f} us/sample "
+                  f"(best of {REPS} runs of {K} weighers), {r['alloc']} bytes allocated per weigher")
+        ratio = got[(trace, "new")]["us"] / got[(trace, "old")]["us"]
+        print(f"{trace}: new/old time per sample: {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ fifth round's report) at the
 "80 SPS" setting (86-94 samples/s) and the
 "10 SPS" one (10-12/s), and are scored by nest.weighscore (docs/weigher.md says how a change
 counts as right, what an early verdict and latency are). `run(traces, plot)` returns rows for
-tools/bench.py and, when `plot` is a path, draws one session with both detectors' decisions.
+tools/bench.py and, when `plot` is a path, draws one session with both detectors' decisions;
+and the weigher's per-sample cost inside the MicroPython VM against the weigher before issue 13
+(tools/bench_weigher.py).
 """
 
 from nest import weighplot
@@ -85,7 +87,40 @@ def _rows_for(setting, w, b, src):
     return rows
 
 
-def run(traces=300, plot=None):
+# the weigher before issue 13 (counted in samples at exactly 80 SPS): issue 13's cost target is
+# "per-sample cost unchanged or lower" against it
+COST_BASE = "44a03bc"
+
+
+def cost_rows(reps=None):
+    """Per-sample cost inside the MicroPython VM (tools/bench_weigher.py), against the weigher
+    before issue 13, and against itself: the noise floor of the ratio on this machine."""
+    import bench_weigher
+
+    reps = reps or bench_weigher.REPS
+    base = bench_weigher.measure(bench_weigher.old_source(COST_BASE), reps)
+    itself = bench_weigher.measure((bench_weigher.ROOT / "firmware/gulo/weigher.py").read_text(), reps)
+    rows = []
+    for trace, what in (("rest", "15 s of a nest at rest (most of a game)"),
+                        ("takes", "four takes (a hand in the bowl for most of it)")):
+        new, old = base[(trace, "new")], base[(trace, "old")]
+        r = new["us"] / old["us"]
+        noise = itself[(trace, "new")]["us"] / itself[(trace, "old")]["us"]
+        rows.append({
+            "figure": f"per-sample cost, {what}: MicroPython 1.29 wasm VM, .mpy, best of "
+                      f"{reps} runs (the same weigher against itself: {noise:.2f}x, "
+                      "the ratio's noise here)",
+            "value": f"{new['us']:.2f} µs ({new['alloc']} bytes allocated, {new['events']} events)",
+            "baseline": f"the weigher before issue 13 ({COST_BASE}): {old['us']:.2f} µs "
+                        f"({old['alloc']} bytes)",
+            "ratio": f"{r:.2f}x",
+            "command": ".venv/bin/python tools/bench_weigher.py",
+            "budget": {"what": f"weigher per-sample cost, {trace} (x the weigher before issue 13)",
+                       "limit": "<= 1.00x", "measured": round(r, 2), "max": 1.0}})
+    return rows
+
+
+def run(traces=300, plot=None, quick=False):
     seeds = range(FIRST_SEED, FIRST_SEED + traces)
     made = detectors()
     rows = []
@@ -97,6 +132,9 @@ def run(traces=300, plot=None):
     for r in rows:
         r["section"] = "Egg weigher"
         r["command"] = f"{CMD} --traces {traces}" if traces != 300 else CMD
+    rows += cost_rows(reps=3 if quick else None)
+    for r in rows:
+        r["section"] = "Egg weigher"
     if plot is not None:
         seed = plot_seed(made)
         weighplot.plot(seed, PLOT_SPAN_MS[0], PLOT_SPAN_MS[1], str(plot))

@@ -159,6 +159,9 @@ class Weigher:
         self._wins = 1         # windows left before it ends
         self._gap = False
         self._zs = 5           # auto-zero shift: 2**_zs samples span about _T_ZERO ms
+        self._ref = 0          # the window's sums, kept from sample to sample while not at rest:
+        self._s1 = 0           # of the samples less _ref (each clipped to _CLAMP) ...
+        self._s2 = -1          # ... and of their squares (-1: add the window up afresh)
         self.set_masses(masses or DEFAULT_MASSES)
         self.pole_g = pole_g
         self._pole16 = int(pole_g * 100 * _S)
@@ -191,6 +194,7 @@ class Weigher:
         `missing_g` (eggs the game says are out of the nest: a game resumed mid-round)."""
         self._missing16 = int(missing_g * 100 * _S)
         self._state = _INIT
+        self._s2 = -1
         self._n = 0
         self._i = 0
         self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
@@ -243,6 +247,7 @@ class Weigher:
             self._cand = -1
             if self._state == _IDLE:
                 self._state = _BUSY
+                self._s2 = -1
                 self._t_far = self.busy_since = self._t_last
                 self._peak = self._x1
                 self._nw = 0
@@ -312,17 +317,20 @@ class Weigher:
         x1 = self._x1
         x2 = self._x2
         n = self._n
+        st = self._state       # read once: nothing below changes it before the state's own path
         if n == 0:
             x1 = x2 = x
         # noise, from the raw difference between successive samples
         d = x - x1
         if d < 0:
             d = -d
-        if self._state == _IDLE:
+        if st == _IDLE:
             # then a running median of |dx|: a hand's tremor or a spike can move it only a
             # step at a time, so a touch never teaches the weigher that the cell is noisy
-            step = (self._mad16 >> 5) + 1
-            self._mad16 += step if d * _S > self._mad16 else -step
+            mad = self._mad16
+            step = (mad >> 5) + 1
+            mad += step if d * _S > mad else -step
+            self._mad16 = mad
         # median of 3
         if x1 < x2:
             lo, hi = x1, x2
@@ -339,7 +347,7 @@ class Weigher:
             self._n = n + 1   # only counts the start (an ever-growing int would allocate)
         buf = self._buf
         i = self._i
-        if self._state == _INIT and n > 0:
+        if st == _INIT and n > 0:
             # a quick start: mean |dy| of the spike-free (median of 3) samples, scaled to the
             # median |dx| of raw gaussian noise (E|dy| = 0.397 sigma, median |dx| = 0.954 sigma).
             # Raw |dx| let one spike in the first samples pass for seconds of loud noise.
@@ -347,10 +355,10 @@ class Weigher:
             if d < 0:
                 d = -d
             self._mad16 += (d * 77 // 2 - self._mad16) >> (2 if n < 8 else 4)
-        buf[i] = y
-        st = self._state
         if st != _IDLE:
             self._raw[i] = x   # only while busy: the cost at rest stays as it was
+            o = buf[i]         # the sample leaving the window
+        buf[i] = y
         i += 1
         if i >= self._w:
             self._i = 0
@@ -365,29 +373,77 @@ class Weigher:
         else:
             self._i = i
         if st == _IDLE:
-            return self._idle(t_ms, y)
+            # at rest (most of a game): written out here, not called (a call per sample costs)
+            e = y * _S - self._level16
+            sig = mad + mad // 21   # _sigma16(), inlined
+            if sig < 2 * _S:
+                sig = 2 * _S
+            lim = 5 * sig
+            if lim < 50 * _S:
+                lim = 50 * _S
+            if e > lim or e < -lim:
+                self._state = _BUSY
+                self._s2 = -1
+                self._t_q = -1
+                self.busy_since = t_ms
+                self._t_far = t_ms
+                self._nw = 0       # the raw window fills from here (_window_end)
+                # the peak since the rest (_LANDED) from this raw sample and the last: the
+                # median of 3 is a sample late, so a jolt's own sample was still taken at rest
+                self._peak = x if x > x1 else x1
+                return None
+            if e < 3 * sig and e > -3 * sig:
+                # auto-zero: follow drift and creep. Just after a decision this mostly refines
+                # the decided level (its window still held some ring-down), which says nothing
+                # about the full nest; later it is drift, which moves the full nest's weight
+                # along with it.
+                dt = ((t_ms - self._t_settle + _HALF) & _WRAP) - _HALF
+                step = e >> self._zs if dt < _T_REFINE else e >> (self._zs + 4)
+                self._level16 += step
+                self._full16 += step
+            return None
         if x > self._peak:
             self._peak = x
         w = self._w
-        # window statistics (INIT and BUSY): mean and spread, in integers
-        ref = buf[0]
-        s1 = 0
-        s2 = 0
-        for v in buf:
-            v -= ref
-            if v > _CLAMP:
-                v = _CLAMP
-            elif v < -_CLAMP:
-                v = -_CLAMP
-            s1 += v
-            s2 += v * v
+        # window statistics (INIT and BUSY): mean and spread, in integers, from running sums of
+        # the samples less a reference (the sample leaving the window out, the new one in: a
+        # loop over the window every sample was most of the cost while busy). Added up afresh at
+        # start, when the nest turns busy, the window changes length or a sample lands more than
+        # _CLAMP from the reference (the reference moves to it: a pour-back, a knock). The
+        # variance and the mean do not depend on the reference while no sample is clipped.
+        ref = self._ref
+        v = y - ref
+        s2 = self._s2
+        if s2 >= 0 and -_CLAMP <= v <= _CLAMP:
+            o -= ref
+            if o > _CLAMP:
+                o = _CLAMP
+            elif o < -_CLAMP:
+                o = -_CLAMP
+            s1 = self._s1 + v - o
+            s2 += v * v - o * o
+        else:
+            ref = self._ref = y
+            s1 = 0
+            s2 = 0
+            for v in buf:
+                v -= ref
+                if v > _CLAMP:
+                    v = _CLAMP
+                elif v < -_CLAMP:
+                    v = -_CLAMP
+                s1 += v
+                s2 += v * v
+        self._s1 = s1
+        self._s2 = s2
         var_w2 = w * s2 - s1 * s1            # variance * w^2 (cg^2)
         mean16 = ref * _S + s1 * _S // w
         dev = y * _S - mean16
         far = dev > _FAR * _S or dev < -_FAR * _S
         if far:
             self._t_far = t_ms
-        sig = self._mad16 + self._mad16 // 21   # _sigma16(), inlined: the hot path
+        sig = self._mad16
+        sig += sig // 21   # _sigma16(), inlined: the hot path
         if sig < 2 * _S:
             sig = 2 * _S
         q = (_QA * sig // 10 + _QB * _S) // _S   # quiet: sd <= 1.0 sigma + 0.05 g, at least _QMIN
@@ -395,7 +451,7 @@ class Weigher:
             q = _QMIN
         quiet = var_w2 <= w * w * q * q
         rung = False
-        if not quiet and self._free and self._state == _BUSY and mean16 < self._level16 - self._tol:
+        if not quiet and self._free and st == _BUSY and mean16 < self._level16 - self._tol:
             quiet = rung = True    # a free ring's calm (_RING_SD): weighed by the raw mean
             mean16 = self._free16
         if self._cand >= 0:
@@ -421,7 +477,7 @@ class Weigher:
                 self._fell = True
                 self._fell16 = self._cand16
                 self._cand = -1
-        if self._state == _INIT:
+        if st == _INIT:
             # The start learns from a calm nest only. A board that boots while the nest still
             # moves (a hand pressing the pole in, a ring-down) would otherwise take the motion
             # for noise: an inflated sigma keeps it at rest through the next hand, whose weight
@@ -593,6 +649,7 @@ class Weigher:
             # another rate: a window of the new length (allocated: at start and when the rate
             # changes, never per sample), filled with the latest sample; the quiet run restarts
             self._buf = [self._buf[self._w - 1]] * w
+            self._s2 = -1
             self._raw = [self._raw[self._w - 1]] * w
             self._w = w
             self._i = 0
@@ -602,34 +659,6 @@ class Weigher:
             while zs < 5 and (p << zs) < _T_ZERO * _S:
                 zs += 1
             self._zs = zs
-
-    def _idle(self, t_ms, y):
-        e = y * _S - self._level16
-        sig = self._mad16 + self._mad16 // 21   # _sigma16(), inlined: every sample at rest
-        if sig < 2 * _S:
-            sig = 2 * _S
-        lim = 5 * sig
-        if lim < 50 * _S:
-            lim = 50 * _S
-        if e > lim or e < -lim:
-            self._state = _BUSY
-            self._t_q = -1
-            self.busy_since = t_ms
-            self._t_far = t_ms
-            self._nw = 0       # the raw window fills from here (_window_end)
-            # the peak since the rest (_LANDED) from this raw sample and the last: the median of
-            # 3 is a sample late, so a jolt's own sample was still taken at rest
-            self._peak = self._x1 if self._x1 > self._x2 else self._x2
-            return None
-        if e < 3 * sig and e > -3 * sig:
-            # auto-zero: follow drift and creep. Just after a decision this mostly refines the
-            # decided level (its window still held some ring-down), which says nothing about the
-            # full nest; later it is drift, which moves the full nest's weight along with it.
-            dt = ((t_ms - self._t_settle + _HALF) & _WRAP) - _HALF
-            step = e >> self._zs if dt < _T_REFINE else e >> (self._zs + 4)
-            self._level16 += step
-            self._full16 += step
-        return None
 
     def _egg(self, d16):
         """Does a change of d16 fit one egg's mass closely (within _acc)?"""
