@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:
 from enclosure import egg, eggs  # noqa: E402
 from enclosure import params as P  # noqa: E402
 from gulo.weigher import DEFAULT_MASSES, Weigher  # noqa: E402
-from nest.cmd_calibrate import egg_tolerance_g, odd_eggs  # noqa: E402
+from nest.cmd_calibrate import egg_tolerance_g, odd_eggs, odd_eggs_to_name  # noqa: E402
 
 pytestmark = pytest.mark.enclosure
 LO, HI = P.PRINT_FILL
@@ -76,6 +76,20 @@ def test_odd_egg_is_named_by_the_per_egg_check():
     masses = {"G": 10.27, "P": 12.0, "Y": 14.0, "R": 16.0, "B": 17.93}
     assert [(c, n) for c, n, _g, _m in odd_eggs(eggs_, masses)] == [("G", 3)]
     assert odd_eggs({"G": [10.0, 10.1, 10.4]}, masses) == []
+
+
+def test_odd_eggs_are_named_only_against_separable_medians():
+    """The wizard's choice between "re-ballast egg k" and "not separable" must not hang on the
+    scale's noise. Two eggs per colour put on with the greens left on weigh 20 g and 0 g each:
+    the medians (10 g) are not separable, so no egg is blamed, whatever the hundredths are
+    (this once flipped with them: a class pair a few hundredths apart gave a yardstick of 0 g).
+    A heavy third green egg among separable colours is still named."""
+    for jitter in (0.0, 0.01, 0.02, 0.03, -0.02):
+        eggs_ = {c: [20.0 + jitter * i, 0.0 - jitter * i] for i, c in enumerate("GPYRB")}
+        assert odd_eggs_to_name(eggs_)[0] == []
+    eggs_ = {"G": [10.0, 10.1, 11.2], "P": [12.0, 12.0], "Y": [14.0], "R": [16.0], "B": [18.0]}
+    odd, yard = odd_eggs_to_name(eggs_)
+    assert [(c, n) for c, n, _g, _m in odd] == [("G", 3)] and yard["G"] == 10.1
 
 
 def test_guide_shows_the_current_egg_table():

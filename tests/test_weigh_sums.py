@@ -1,4 +1,5 @@
-"""Planted faults for firmware/tests/test_weigher_sums.py (the weigher's running window sums), which
+"""Planted faults for firmware/tests/test_weigher_sums.py (the weigher's running window sums and the
+limits kept with them), which
 a constant cannot plant: the shipped gulo/weigher.py with one line changed must fail the checks
 the shipped one passes."""
 
@@ -17,8 +18,13 @@ FAULTS = {
         ("            s2 += v * v - o * o\n", "            s2 += v * v\n"),
     "turning busy keeps the sums of the last disturbance":
         ("                self._state = _BUSY\n                self._s2 = -1\n"
-         "                self._t_q = -1\n",
-         "                self._state = _BUSY\n                self._t_q = -1\n"),
+         "                self._limits()\n                self._t_q = -1\n",
+         "                self._state = _BUSY\n                self._limits()\n                self._t_q = -1\n"),
+    "turning busy keeps the limits of the last disturbance":
+        ("                self._s2 = -1\n                self._limits()\n                self._t_q = -1\n",
+         "                self._s2 = -1\n                self._t_q = -1\n"),
+    "a window of another length keeps the old limits":
+        ("            self._w = w\n            self._limits()\n", "            self._w = w\n"),
     "a window of another length keeps the old sums":
         ("            self._buf = [self._buf[self._w - 1]] * w\n            self._s2 = -1\n",
          "            self._buf = [self._buf[self._w - 1]] * w\n"),

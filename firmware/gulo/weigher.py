@@ -162,6 +162,8 @@ class Weigher:
         self._ref = 0          # the window's sums, kept from sample to sample while not at rest:
         self._s1 = 0           # of the samples less _ref (each clipped to _CLAMP) ...
         self._s2 = -1          # ... and of their squares (-1: add the window up afresh)
+        self._sigb = 2 * _S    # sigma and the quiet limit on the window's variance (x w^2),
+        self._qv = 0           # kept while busy: the noise is learned only at rest and at start
         self.set_masses(masses or DEFAULT_MASSES)
         self.pole_g = pole_g
         self._pole16 = int(pole_g * 100 * _S)
@@ -248,6 +250,7 @@ class Weigher:
             if self._state == _IDLE:
                 self._state = _BUSY
                 self._s2 = -1
+                self._limits()
                 self._t_far = self.busy_since = self._t_last
                 self._peak = self._x1
                 self._nw = 0
@@ -297,6 +300,17 @@ class Weigher:
     def _sigma16(self):
         s = self._mad16 + self._mad16 // 21   # median |dx| = 0.954 sigma
         return s if s > 2 * _S else 2 * _S
+
+    def _limits(self):
+        """Sigma and the quiet limit the busy path compares with, worked out once when the nest
+        turns busy or the window changes length (and every sample at start, while the noise is
+        learned): quiet when the window's sd <= _QA/10 sigma + _QB cg, and at least _QMIN."""
+        sig = self._sigma16()
+        q = (_QA * sig // 10 + _QB * _S) // _S
+        if q < _QMIN:
+            q = _QMIN
+        self._sigb = sig
+        self._qv = self._w * self._w * q * q
 
     def _full_expected(self):
         if self._pole_now:
@@ -384,6 +398,7 @@ class Weigher:
             if e > lim or e < -lim:
                 self._state = _BUSY
                 self._s2 = -1
+                self._limits()
                 self._t_q = -1
                 self.busy_since = t_ms
                 self._t_far = t_ms
@@ -442,14 +457,10 @@ class Weigher:
         far = dev > _FAR * _S or dev < -_FAR * _S
         if far:
             self._t_far = t_ms
-        sig = self._mad16
-        sig += sig // 21   # _sigma16(), inlined: the hot path
-        if sig < 2 * _S:
-            sig = 2 * _S
-        q = (_QA * sig // 10 + _QB * _S) // _S   # quiet: sd <= 1.0 sigma + 0.05 g, at least _QMIN
-        if q < _QMIN:
-            q = _QMIN
-        quiet = var_w2 <= w * w * q * q
+        if st == _INIT:
+            self._limits()   # the noise is still being learned
+        sig = self._sigb
+        quiet = var_w2 <= self._qv
         rung = False
         if not quiet and self._free and st == _BUSY and mean16 < self._level16 - self._tol:
             quiet = rung = True    # a free ring's calm (_RING_SD): weighed by the raw mean
@@ -652,6 +663,7 @@ class Weigher:
             self._s2 = -1
             self._raw = [self._raw[self._w - 1]] * w
             self._w = w
+            self._limits()
             self._i = 0
             self._t_q = -1
             self._t_rs = t_ms

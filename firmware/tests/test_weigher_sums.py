@@ -3,7 +3,9 @@
 # instead of a loop over the window every sample. After every sample that keeps them they must be
 # the window's own sums, added up afresh: through takes, a bowl struck ringing, a spike, a
 # pour-back whose jump moves the reference, the rest in between and a change of rate that gives
-# the window another length. And the decisions they feed must stay right (a pour-back of more
+# the window another length. So must the limits kept with them (sigma and the quiet variance,
+# worked out when the nest turns busy or the window changes length: _limits): after every sample
+# while not at rest they must be what _limits works out now. And the decisions they feed must stay right (a pour-back of more
 # than the 30 g clip is the nest full, at once). Plain asserts: CPython and inside MicroPython;
 # the planted faults are in tests/test_weigh_sums.py (a source change: only the host makes one).
 
@@ -46,9 +48,18 @@ def trace():
     return fast + [(t, g) for t, g in slow if t > 11100]
 
 
+def limits_stale(w):
+    """Do the kept limits differ from the ones worked out now? (Those left as they were.)"""
+    kept = (w._sigb, w._qv)
+    w._limits()
+    now = (w._sigb, w._qv)
+    w._sigb, w._qv = kept
+    return kept != now
+
+
 def sums_checked(weigher_class=Weigher):
-    """Feed the trace; after every sample whose sums are kept, compare them with the window's.
-    Returns (samples checked, times the reference moved, the window lengths checked, the times
+    """Feed the trace; after every sample whose sums are kept, compare them (and the limits) with
+    the window's. Returns (samples checked, times the reference moved, the window lengths checked, the times
     they differed, events)."""
     w = weigher_class()
     checked = moved = 0
@@ -67,7 +78,7 @@ def sums_checked(weigher_class=Weigher):
             if ref is not None and w._ref != ref:
                 moved += 1
             ref = w._ref
-            if (w._s1, w._s2) != afresh(w):
+            if (w._s1, w._s2) != afresh(w) or limits_stale(w):
                 wrong.append(t)
         else:
             ref = None

@@ -10,13 +10,17 @@ k * mean_k - (k - 1) * mean_(k-1), and the last reading (all of them) is the col
 An egg further than egg_tolerance_g() from its colour's median egg is named (the median, so that
 the odd egg does not drag its own yardstick), and nothing is saved until it is fixed
 (re-ballasted, enclosure/ASSEMBLY.md) and its colour weighed again. The eggs are checked before
-the classes' separability: an odd egg is the likelier cause of classes too close.
+the classes' separability (an odd egg is the likelier cause of classes too close), but only when
+the colours' medians are at least the board's floor gap apart: if even they are too close, the
+yardstick (half their narrowest gap) means nothing and the classes are what is wrong
+(odd_eggs_to_name).
 Anything that goes wrong on the way (Ctrl-C, end of input, the board refusing) cancels the
 session, so the board keeps its old values.
 """
 
 from statistics import median
 
+from gulo.calibration import check_masses
 from gulo.weigher import Weigher
 from nest.boardconsole import open_console
 from nest.errors import NestError
@@ -54,13 +58,18 @@ def odd_eggs(eggs, masses):
     return out
 
 
-def _separable(masses):
-    """Whether the weigher takes these class masses at all (any two eggs outweigh any one)."""
-    try:
-        Weigher(masses)
-    except ValueError:
-        return False
-    return True
+def odd_eggs_to_name(eggs):
+    """(odd eggs as odd_eggs gives them, the yardstick's masses): the eggs judged against their
+    colours' medians, if those are at least the board's floor gap apart
+    (gulo.calibration.check_masses at zero noise: MIN_GAP_G); else no egg is named and the
+    board's own check, at its measured noise, speaks. Without that gate colours only a few
+    hundredths of a gram apart gave a yardstick of almost nothing, and whether the eggs or the
+    classes got the blame hung on the scale's noise. The gate leaves the noise out so that the
+    eggs' verdict does not hang on it either."""
+    yard = {c: median(each) for c, each in eggs.items()}
+    if not check_masses(yard, 0.0)["ok"]:
+        return [], yard
+    return odd_eggs(eggs, yard), yard
 
 
 class Wizard:
@@ -102,9 +111,9 @@ class Wizard:
         while True:
             for c in todo:
                 remove, eggs[c], masses[c] = self._eggs(c, remove)
-            odd = odd_eggs(eggs, masses) if _separable(masses) else []
+            odd, yard = odd_eggs_to_name(eggs)
             if odd:
-                tol = egg_tolerance_g(masses)
+                tol = egg_tolerance_g(yard)
                 for c, n, g, mid in odd:
                     self.say(f"  {NAMES[c]} egg {n} weighs {g:.2f} g, {g - mid:+.2f} g off the "
                              f"{NAMES[c]} eggs' median {mid:.2f} g (tolerance {tol:.2f} g): re-ballast it")
@@ -114,7 +123,7 @@ class Wizard:
                 check = con.request("calibration", step="check")["check"]
                 self._show(check)
                 if check["ok"]:
-                    self.say(f"  every egg within {egg_tolerance_g(masses):.2f} g of its colour's median")
+                    self.say(f"  every egg within {egg_tolerance_g(yard):.2f} g of its colour's median")
                     break
                 self.say(f"  not separable: {check['reason']}")
                 why, default = "the egg classes are not separable", "q"
