@@ -19,7 +19,8 @@ FAULTS = {
     "turning busy keeps the sums of the last disturbance":
         ("                self._state = _BUSY\n                self._s2 = -1\n"
          "                self._limits()\n                self._t_q = -1\n",
-         "                self._state = _BUSY\n                self._limits()\n                self._t_q = -1\n"),
+         "                self._state = _BUSY\n                self._limits()\n"
+         "                self._t_q = -1\n"),
     "turning busy keeps the limits of the last disturbance":
         ("                self._s2 = -1\n                self._limits()\n                self._t_q = -1\n",
          "                self._s2 = -1\n                self._t_q = -1\n"),

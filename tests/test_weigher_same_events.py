@@ -23,8 +23,9 @@ def test_the_shipped_weigher_decides_as_itself():
 def test_a_weigher_that_decides_otherwise_is_named(tmp_path):
     # planted: the sample leaving the window is not taken out of the squares (as tests/test_weigh_sums.py)
     src = SOURCE.read_text()
-    assert src.count("            s2 += v * v - o * o\n") == 1, "the shipped line moved: update the planted fault"
+    shipped = "            s2 += v * v - o * o\n"
+    assert src.count(shipped) == 1, "the shipped line moved: update the planted fault"
     bad = tmp_path / "weigher.py"
-    bad.write_text(src.replace("            s2 += v * v - o * o\n", "            s2 += v * v\n"))
+    bad.write_text(src.replace(shipped, "            s2 += v * v\n"))
     r = same_events(bad, "--rate", "10")
     assert r.returncode == 1 and "seed 7601: only before" in r.stdout, r.stdout + r.stderr

@@ -5,9 +5,10 @@
 # pour-back whose jump moves the reference, the rest in between and a change of rate that gives
 # the window another length. So must the limits kept with them (sigma and the quiet variance,
 # worked out when the nest turns busy or the window changes length: _limits): after every sample
-# while not at rest they must be what _limits works out now. And the decisions they feed must stay right (a pour-back of more
-# than the 30 g clip is the nest full, at once). Plain asserts: CPython and inside MicroPython;
-# the planted faults are in tests/test_weigh_sums.py (a source change: only the host makes one).
+# while not at rest they must be what _limits works out now. And the decisions they feed must
+# stay right (a pour-back of more than the 30 g clip is the nest full, at once). Plain asserts:
+# CPython and inside MicroPython; the planted faults are in tests/test_weigh_sums.py (a source
+# change: only the host makes one).
 
 from test_weigher_rate import _samples
 
