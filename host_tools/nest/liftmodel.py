@@ -80,7 +80,7 @@ PARAMS: dict[str, tuple] = {
                       "load error of a single-point cell); ASSUMED"),
     "scale_drift": (-0.002, 0.002, "-", "scale change since the egg calibration (span TC, "
                     "eccentric egg positions); ASSUMED"),
-    "spike_p": (0.0005, 0.005, "/sample", "bad reads: bogde/HX711 issues #83 (values 2^k-1 and 0 "
+    "spike_p": (0.0002, 0.002, "/sample", "bad reads: bogde/HX711 issues #83 (values 2^k-1 and 0 "
                 "in 1-5 % of slow reads on an AVR) and #216 (single-sample spikes on ESP32); "
                 "rate for an IRQ-driven ESP32 reader ASSUMED lower"),
     # --- sample clock and ESP32 ----------------------------------------------------------------
@@ -247,7 +247,7 @@ def _take(tl, rng, t, mass_g, kind):
     t_load = t_pre + pre
     info = {"kind": kind, "tremor_n": trem}
     # the hand on the eggs from first touch until the egg is lifted (press fades during loading)
-    n_all = tl.i(t_load + load + 0.6) - tl.i(t_in)
+    n_all = tl.i(t_load + load + 1.0) - tl.i(t_in)   # longer than any load profile below
     n_pre = tl.i(t_load) - tl.i(t_in)
     press_prof = np.zeros(n_all)
     press_prof[:n_pre] = press
@@ -280,13 +280,12 @@ def _take(tl, rng, t, mass_g, kind):
         else:
             lf = w * _ramp(n1)
         t_lift = t_load + len(lf) / FS
-    # press fades while loading
+    # the press fades while the load force rises (for a still hold: during its first ramp only, so
+    # that the half-lifted egg is then held by the fingers alone, nearly motionless)
     i_l = tl.i(t_load) - tl.i(t_in)
     n_l = len(lf)
-    fade = 1.0 - _ramp(n_l)
-    seg = press_prof[i_l:i_l + n_l]
-    press_prof[i_l:i_l + n_l] = seg * fade[: len(seg)]
-    press_prof[i_l + n_l:] = 0.0
+    press_prof[i_l:i_l + n1] *= (1.0 - _ramp(n1))[: len(press_prof[i_l:i_l + n1])]
+    press_prof[i_l + n1:] = 0.0
     n_c = i_l + n_l
     # tremor and slow wander ride on the whole contact up to lift-off
     f0 = rng.uniform(8.0, 12.0)
