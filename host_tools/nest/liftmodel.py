@@ -549,27 +549,36 @@ def _bowl_dynamics(tl, p, m0_kg, n):
         if key not in cache:
             A = np.array([[0.0, 1.0], [-k / m, -c / m]])
             Bc = np.array([0.0, 1.0 / m])
-            M = np.zeros((3, 3))
-            M[:2, :2] = A * dt
-            M[:2, 2] = Bc * dt
-            from scipy.linalg import expm
-            E = expm(M)
+            lam, V = np.linalg.eig(A)                    # exact ZOH: e^{A dt}, A^-1 (e^{A dt} - I) B
+            Ad = (V @ np.diag(np.exp(lam * dt)) @ np.linalg.inv(V)).real
+            Bd = np.linalg.solve(A, (Ad - np.eye(2)) @ Bc)
+            E = np.zeros((3, 3))
+            E[:2, :2], E[:2, 2] = Ad, Bd
             cache[key] = (E[:2, :2], E[:2, 2])
         return cache[key]
 
+    # per constant-mass segment: s[n] = A^n s0 (eigen-decomposed) + forced response (lfilter of the
+    # exact discrete transfer functions F -> x and F -> v)
     x = np.empty(n)
-    xs, vs = F[0] / k, 0.0
+    st = np.array([F[0] / k, 0.0])
     changes = np.flatnonzero(np.diff(mass)) + 1
     bounds = [0, *changes.tolist(), n]
     for a, b in zip(bounds[:-1], bounds[1:]):
         Ad, Bd = mats(mass[a])
-        a00, a01, a10, a11 = Ad[0, 0], Ad[0, 1], Ad[1, 0], Ad[1, 1]
-        b0, b1 = Bd[0], Bd[1]
-        seg = F[a:b].tolist()
-        out = x[a:b]
-        for j, f in enumerate(seg):
-            out[j] = xs
-            xs, vs = a00 * xs + a01 * vs + b0 * f, a10 * xs + a11 * vs + b1 * f
+        num, den = signal.ss2tf(Ad, Bd.reshape(2, 1), np.eye(2), np.zeros((2, 1)))
+        u = F[a:b]
+        fx = signal.lfilter(num[0], den, u)
+        fv = signal.lfilter(num[1], den, u)
+        lam, V = np.linalg.eig(Ad)
+        coef = np.linalg.solve(V, st.astype(complex))
+        nn = np.arange(b - a + 1)
+        pw = lam[None, :] ** nn[:, None] * coef[None, :]
+        free = (pw @ V.T).real                      # rows: A^n s0
+        x[a:b] = free[: b - a, 0] + fx
+        # state at the segment's end (n = b - a): free part + forced part one step on
+        last_x = Ad[0] @ np.array([free[b - a - 1, 0] + fx[-1], free[b - a - 1, 1] + fv[-1]]) + Bd[0] * u[-1]
+        last_v = Ad[1] @ np.array([free[b - a - 1, 0] + fx[-1], free[b - a - 1, 1] + fv[-1]]) + Bd[1] * u[-1]
+        st = np.array([last_x, last_v])
     return k * x / G * 1000.0, mass, k     # grams on the cell
 
 
