@@ -295,6 +295,11 @@ def _take(tl, rng, t, mass_g, kind):
     force[i_l:n_c] -= lf[: n_c - i_l]
     tl.add(t_in, force)
     tl.mass_step(t_lift, -m)
+    # the neighbours slump into the gap the egg leaves (a fall of a few mm: small impacts, no net
+    # weight change); ASSUMED
+    for _ in range(int(rng.integers(0, 3))):
+        tl.pulse(t_lift + rng.uniform(0.02, 0.3), 0.014 * math.sqrt(2 * G * rng.uniform(0.001, 0.005)),
+                 0.003)
     # lift-off: the egg leaves its neighbours; the hand carries it out, fingers may brush eggs
     leave = rng.uniform(*PHASES["leave"])
     if leave > 0.1 and rng.random() < 0.6:
@@ -302,6 +307,30 @@ def _take(tl, rng, t, mass_g, kind):
                       0.5 * trem, 0.3, ramp_s=0.03)
     t_gone = t_lift + leave
     return t_in, t_lift, t_gone, info
+
+
+def _regrip(tl, rng, t, mass_g):
+    """A hand lifts an egg clear, holds it over the nest, and puts it back. Returns t_gone."""
+    m = mass_g / 1000.0
+    grip = rng.uniform(0.2, 0.8)
+    load = rng.uniform(0.1, 0.3)
+    air = rng.uniform(0.2, 0.8)
+    n0, n1 = int(grip * FS), max(1, int(load * FS))
+    press = rng.uniform(0.02, 0.3)
+    trem = rng.uniform(0.004, 0.03)
+    f = np.concatenate([np.full(n0, press), press * (1 - _ramp(n1))])
+    f = f * _envelope(len(f), 100) + trem * _tremor(rng, len(f), rng.uniform(8, 12)) * _envelope(len(f), 100)
+    f[n0:] -= m * G * _ramp(n1)
+    tl.add(t, f)
+    t_lift = t + (n0 + n1) / FS
+    tl.mass_step(t_lift, -m)
+    t_back = t_lift + air
+    tl.pulse(t_back, m * rng.uniform(0.02, 0.1) * 1.3, 0.003)
+    tl.mass_step(t_back, m)
+    rel = rng.uniform(0.05, 0.3)
+    n2 = max(1, int(rel * FS))
+    tl.add(t_back, -m * G * rng.uniform(0.2, 0.8) * (1 - _ramp(n2)))
+    return t_back + rel
 
 
 def _drop(tl, rng, t_off, egg):
@@ -448,13 +477,19 @@ def _script(rng, p, tl, eggs):
     takes_since_pour = 0
     while t < p["duration_s"] - 3.0:
         if rng.random() < p["p_touch"]:
-            kind = rng.choice(list(HANDS))
-            d = rng.uniform(0.2, 1.5)
-            h = HANDS[kind]
-            _hand_contact(tl, rng, t, t + d, rng.uniform(*h["press"]), rng.uniform(*h["tremor"]),
-                          h["slow"])
-            truth.append({"what": "touch", "t_in": t, "t_ms": t + d, "hand": str(kind)})
-            t += d + rng.uniform(0.3, 1.5)
+            if rng.random() < 0.25:
+                # picks an egg up, sees the colour is wrong, puts it back: nothing taken
+                t_ms = _regrip(tl, rng, t, bowl[int(rng.integers(len(bowl)))][1])
+                truth.append({"what": "touch", "t_in": t, "t_ms": t_ms, "hand": "regrip"})
+                t = t_ms + rng.uniform(0.3, 1.5)
+            else:
+                kind = rng.choice(list(HANDS))
+                d = rng.uniform(0.2, 1.5)
+                h = HANDS[kind]
+                _hand_contact(tl, rng, t, t + d, rng.uniform(*h["press"]), rng.uniform(*h["tremor"]),
+                              h["slow"])
+                truth.append({"what": "touch", "t_in": t, "t_ms": t + d, "hand": str(kind)})
+                t += d + rng.uniform(0.3, 1.5)
         # the take
         kinds = list(HANDS)
         kind = str(rng.choice(kinds, p=[HANDS[k]["p"] for k in kinds]))
@@ -507,14 +542,14 @@ def _script(rng, p, tl, eggs):
                 # an egg fell out with the pole still seated: it gets lifted and re-seated
                 t0, t_reed, t_g = _pole_lift(tl, rng, t, pole_kg)
                 tl.reed.append((t_reed, False))
-                truth.append({"what": "pole_out", "t_in": t0, "t_ms": t_reed})
+                truth.append({"what": "pole_out", "t_in": t0, "t_ms": t_reed, "_off": t_g})
                 pole_in = False
                 t = t_g + rng.uniform(0.3, 1.0)
             for what in order:
                 if what == "pole" and not pole_in:
                     t0, t_reed, t_g = _pole_seat(tl, rng, t, pole_kg)
                     tl.reed.append((t_reed, True))
-                    truth.append({"what": "pole_in", "t_in": t0, "t_ms": t_reed})
+                    truth.append({"what": "pole_in", "t_in": t0, "t_ms": t_reed, "_off": t_g})
                     pole_in = True
                     t = t_g + rng.uniform(0.3, 1.0)
                 elif what == "eggs" and out:
@@ -528,7 +563,7 @@ def _script(rng, p, tl, eggs):
             if not pole_in:      # the pole always goes back before the next attempt
                 t0, t_reed, t_g = _pole_seat(tl, rng, t, pole_kg)
                 tl.reed.append((t_reed, True))
-                truth.append({"what": "pole_in", "t_in": t0, "t_ms": t_reed})
+                truth.append({"what": "pole_in", "t_in": t0, "t_ms": t_reed, "_off": t_g})
                 pole_in = True
                 t = t_g + rng.uniform(0.8, 2.0)
     t_end = t + rng.uniform(3.0, 4.0)
