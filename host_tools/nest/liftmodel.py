@@ -101,6 +101,10 @@ PARAMS: dict[str, tuple] = {
     "p_drop": (0.04, 0.12, "/take", "another egg rolls out during/after a take; ASSUMED"),
     "p_double": (0.0, 0.04, "/take", "two eggs come out in the hand together; ASSUMED"),
     "p_touch": (0.05, 0.2, "/turn", "a hand touches the nest and takes nothing; ASSUMED"),
+    "p_wrong": (0.05, 0.15, "/take", "the wrong colour taken: an alarm (rules.md ruling), eggs go "
+                "back; ASSUMED"),
+    "stop_g": (1000.0, 1100.0, "g", "overload stop: set with 1 kg on the bowl (params.py STOP_GAP, "
+               "ASSEMBLY); the cell reads no more than this"),
 }
 
 # Hand kinds. Forces in N (1 N = 102 g). press: the fingers resting on / pushing the eggs while
@@ -495,7 +499,7 @@ def _script(rng, p, tl, eggs):
         kind = str(rng.choice(kinds, p=[HANDS[k]["p"] for k in kinds]))
         egg = bowl.pop(int(rng.integers(len(bowl))))
         leaving = [(egg, "take")]
-        alarm = False
+        alarm = rng.random() < p["p_wrong"]
         if rng.random() < p["p_double"] and bowl:
             # a second egg comes up with the first (wedged against it): one lift, both weights
             leaving.append((bowl.pop(int(rng.integers(len(bowl)))), "take"))
@@ -638,6 +642,9 @@ def session(seed, setting=80, **over):
     fixed_g = p["bowl_g"] + p["spacer_g"] + p["screws_g"] + p["cell_free_g"]
     m0 = (fixed_g + p["pole_true_g"] + sum(e[1] for e in eggs)) / 1000.0
     cell_g, mass, k = _bowl_dynamics(tl, p, m0, n)
+    # the overload stop takes what exceeds its setting (an impact's peak, a hard press); ASSUMED
+    # rigid, the bowl's dynamics otherwise unchanged
+    cell_g = np.minimum(cell_g, p["stop_g"])
     tt = np.arange(n) / FS
     # creep: c x (load low-passed with tau - initial load), the initial load long settled
     a = math.exp(-1.0 / (FS * p["creep_tau_s"]))
