@@ -253,8 +253,7 @@ def _take(tl, rng, t, mass_g, kind):
     # the hand on the eggs from first touch until the egg is lifted (press fades during loading)
     n_all = tl.i(t_load + load + 1.0) - tl.i(t_in)   # longer than any load profile below
     n_pre = tl.i(t_load) - tl.i(t_in)
-    press_prof = np.zeros(n_all)
-    press_prof[:n_pre] = press
+    press_prof = np.full(n_all, press)
     # preload: extra push-down, bell-shaped up and back during the preload phase
     i_pre = tl.i(t_pre) - tl.i(t_in)
     n_p = max(1, n_pre - i_pre)
@@ -299,11 +298,11 @@ def _take(tl, rng, t, mass_g, kind):
     force[i_l:n_c] -= lf[: n_c - i_l]
     tl.add(t_in, force)
     tl.mass_step(t_lift, -m)
-    # the neighbours slump into the gap the egg leaves (a fall of a few mm: small impacts, no net
-    # weight change); ASSUMED
+    # the neighbours slide/roll into the gap the egg leaves (a drop of 0.5-3 mm, stopped over
+    # 5-20 ms by the eggs under them: small soft impacts, no net weight change); ASSUMED
     for _ in range(int(rng.integers(0, 3))):
-        tl.pulse(t_lift + rng.uniform(0.02, 0.3), 0.014 * math.sqrt(2 * G * rng.uniform(0.001, 0.005)),
-                 0.003)
+        tl.pulse(t_lift + rng.uniform(0.02, 0.3), 0.014 * math.sqrt(2 * G * rng.uniform(0.0005, 0.003)),
+                 rng.uniform(0.005, 0.02))
     # lift-off: the egg leaves its neighbours; the hand carries it out, fingers may brush eggs
     leave = rng.uniform(*PHASES["leave"])
     if leave > 0.1 and rng.random() < 0.6:
@@ -747,3 +746,67 @@ def session(seed, setting=80, **over):
         "truth_s": truth_s, "n_conversions": len(T), "drift_g": (float(drift[0]), float(drift[-1])),
     }
     return Trace(samples, truth, masses, pole_g, meta, internal)
+
+
+def plot(seed, path, setting=80):
+    """Draw one session (grams over time, truth marked, a zoom on a take) to `path` (matplotlib)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = session(seed, setting=setting)
+    ts = np.array([s[0] for s in t.samples])
+    g = np.array([s[1] for s in t.samples])
+    pole = np.array([s[2] for s in t.samples])
+    t0 = ts[0]
+    x = (ts - t0) / 1000.0
+    cols = {"G": "green", "P": "purple", "Y": "goldenrod", "R": "red", "B": "blue"}
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(11, 7), gridspec_kw={"height_ratios": [3, 2]})
+    ax.plot(x, g, lw=0.7, color="k", label=f"samples ({setting} SPS setting, {t.meta['rate_sps']:.1f}/s)")
+    lo, hi = np.percentile(g, 1) - 30, np.percentile(g, 99) + 20
+    ax.fill_between(x, lo, hi, where=~pole, color="orange", alpha=0.25, label="pole not seated (flag)")
+    for e in t.truth:
+        xe = (e["t_ms"] - t0) / 1000.0
+        if e["what"] == "out":
+            ax.axvline(xe, color=cols[e["colour"]], lw=1, ls="-" if e["cause"] == "take" else ":")
+            lab = e["colour"] + ("" if e["cause"] == "take" else " drop") + ("\n" + e.get("hand", "")[:2])
+            ax.text(xe, hi - 12, lab, color=cols[e["colour"]], fontsize=7, ha="center")
+        elif e["what"] == "back":
+            ax.axvline(xe, color="gray", lw=1, ls="--")
+            ax.text(xe, lo + 3, f"+{e['eggs']}", fontsize=8, ha="center")
+        elif e["what"] == "touch":
+            ax.axvspan((e["t_in"] - t0) / 1000.0, xe, color="0.85", alpha=0.6)
+    ax.set_ylim(lo, hi)
+    ax.set_ylabel("g on the cell")
+    ax.set_xlabel("s")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(f"nest.liftmodel session(seed={seed}): out (solid: take, dotted: drop), back (dashed), "
+                 "touch (grey)", fontsize=10)
+    hold = t.meta["holds"][0] if t.meta["holds"] else None
+    c = (hold["t0_ms"] if hold else t.truth[0]["t_in"]) - t0
+    tt, cg = t.internal
+    ti = tt * 1000.0 + t.meta["ms0"] - t0
+    m = (ti > c - 2000) & (ti < c + 1200)
+    ax2.plot(ti[m] / 1000.0, cg[m], lw=0.5, color="0.6", label="cell output at 2 kHz (before the HX711)")
+    sm = ((ts - t0) > c - 2000) & ((ts - t0) < c + 1200)
+    ax2.plot(x[sm], g[sm], ".-", ms=3, lw=0.7, color="k", label="samples")
+    if hold:
+        ax2.axvspan((hold["t0_ms"] - t0) / 1000.0, (hold["t1_ms"] - t0) / 1000.0, color="c", alpha=0.25,
+                    label="still hold (egg partly lifted)")
+    for e in t.truth:
+        if e["what"] == "out" and c - 2000 < e["t_ms"] - t0 < c + 1200:
+            ax2.axvline((e["t_in"] - t0) / 1000.0, color="0.3", ls=":", lw=1)
+            ax2.axvline((e["t_ms"] - t0) / 1000.0, color=cols[e["colour"]], lw=1)
+    if sm.any():
+        ax2.set_ylim(np.percentile(g[sm], 5) - 12, np.percentile(g[sm], 90) + 12)
+    ax2.set_xlabel("s (dotted: t_in, solid: t_ms)")
+    ax2.set_ylabel("g")
+    ax2.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=72)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    import sys
+    plot(int(sys.argv[1]) if len(sys.argv) > 1 else 1, sys.argv[2] if len(sys.argv) > 2 else "liftmodel.png")
