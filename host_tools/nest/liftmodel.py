@@ -53,9 +53,11 @@ PARAMS: dict[str, tuple] = {
     "egg_spread_g": (0.1, 0.25, "g", "half-range of eggs within a colour: ASSEMBLY.md step 3 keeps "
                      "each egg within +-0.5 g of the others of its colour"),
     # --- the cell and the bowl as a mass-spring-damper ----------------------------------------
-    "defl_mm": (0.15, 0.45, "mm", "log; deflection of the 1 kg single-point cell at rated load. "
-                "ASSUMED from the usual range quoted for small aluminium single-point cells "
-                "(0.2-0.5 mm); sets k = 9.81 N / defl"),
+    "defl_mm": (0.05, 0.3, "mm", "log; effective deflection at 1 kg (9.81 N) of the cell with the bowl "
+                "floor in series; sets k = 9.81 N / defl. Cell alone: ~0.03-0.1 mm from 500 ue at "
+                "rated load (1 mV/V over gauge factor 2, params.py) on its hinge webs; the 4 mm PLA floor "
+                "on its small pad adds ~0.01-0.05 mm per 3 N; up to 0.3 mm for soft cells. ASSUMED range "
+                "(no deflection figure found for this cell)"),
     "zeta": (0.03, 0.12, "-", "damping ratio: aluminium flexure ~0.001-0.005, PLA loss factor "
              "~0.02-0.05 (zeta = eta/2), plus friction of 22 loose eggs; ASSUMED"),
     "creep_frac": (0.0002, 0.0015, "-", "creep after 30 min as a fraction of the load change: "
