@@ -276,3 +276,11 @@ def test_calibration_masses(traces):
         assert t.pole_g == pytest.approx(t.meta["params"]["pole_true_g"] * cal, abs=0.15)
         counts = {c: sum(1 for e in t.meta["eggs"] if e[0] == c) for c in liftmodel.COLOURS}
         assert counts == {"G": 5, "P": 2, "Y": 5, "R": 5, "B": 5}
+
+
+# Catches: a parameter added to the model without its range and source in docs/liftmodel.md.
+def test_every_parameter_is_documented():
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "liftmodel.md").read_text()
+    missing = [k for k in liftmodel.PARAMS if f"`{k}`" not in doc]
+    assert not missing
