@@ -284,3 +284,32 @@ def test_every_parameter_is_documented():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "liftmodel.md").read_text()
     missing = [k for k in liftmodel.PARAMS if f"`{k}`" not in doc]
     assert not missing
+
+
+# Catches: eggs lost or duplicated by the script (a back that returns more or fewer eggs than went
+# out), truth fields of the wrong kind, events outside the trace, a session without its 2 s of rest
+# at the start and 3 s at the end, or with far too few/many egg changes.
+def test_truth_is_well_formed_and_eggs_are_conserved(traces):
+    import json
+    for t in traces.values():
+        ts, g, pole = _arr(t)
+        json.dumps([t.truth, t.masses, t.pole_g, t.samples[:3]])
+        in_bowl, out = 22, 0
+        last_end = 0
+        for e in sorted(t.meta["truth_s"], key=lambda e: e["t_ms"]):
+            assert e["t_in"] <= e["t_ms"]
+            last_end = max(last_end, e["t_ms"], e.get("_off", 0))
+            if e["what"] == "out":
+                assert e["colour"] in liftmodel.COLOURS and e["cause"] in ("take", "drop")
+                assert ("hand" in e) == (e["cause"] == "take")
+                in_bowl, out = in_bowl - 1, out + 1
+                assert in_bowl >= 0
+            elif e["what"] == "back":
+                assert e["eggs"] == out >= 1
+                in_bowl, out = in_bowl + out, 0
+        for e in t.truth:
+            assert isinstance(e["t_in"], int) and isinstance(e["t_ms"], int)
+            assert ts[0] < e["t_in"] <= e["t_ms"] < ts[-1]
+        assert ts[-1] - (t.meta["ms0"] + last_end * 1000) >= 3000
+        changes = sum(1 for e in t.truth if e["what"] in ("out", "back"))
+        assert 8 <= changes <= 25, changes

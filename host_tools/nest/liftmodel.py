@@ -140,7 +140,7 @@ def draw_params(rng, setting=80, **over):
     """Draw one session's parameters (unknown names in `over` are an error)."""
     for k in over:
         if k not in PARAMS:
-            raise KeyError(f"unknown liftmodel parameter {k!r}")
+            raise TypeError(f"unknown liftmodel parameter {k!r}")
     p = {}
     for name, (lo, hi, _unit, src) in PARAMS.items():
         if src.startswith("log") and lo > 0:
@@ -737,8 +737,8 @@ def session(seed, setting=80, **over):
         d["t_in"], d["t_ms"] = ms(ev["t_in"]), ms(ev["t_ms"])
         truth.append(d)
     cal = (1 + p["scale_cal_err"])
-    masses = {c: round(means[c] * cal + float(rng.normal(0, 0.02)), 2) for c in COLOURS}
-    pole_g = round(p["pole_true_g"] * cal + float(rng.normal(0, 0.03)), 2)
+    masses = {c: float(round(means[c] * cal + float(rng.normal(0, 0.02)), 2)) for c in COLOURS}
+    pole_g = float(round(p["pole_true_g"] * cal + float(rng.normal(0, 0.03)), 2))
     meta = {
         "params": p, "k_n_per_m": k, "m0_kg": m0, "fixed_g": fixed_g, "eggs": eggs,
         "scale": scale, "sigma_g": sigma_g, "rate_sps": rate, "ms0": ms0,
