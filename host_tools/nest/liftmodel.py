@@ -7,7 +7,7 @@ parameter, its range and its source is in PARAMS below and in docs/liftmodel.md.
 The chain, all at an internal rate FS (2 kHz):
 
   script (turns of the game)  ->  forces on the bowl [N] and the moving mass [kg]
-  -> bowl on the cell: m(t) x'' + c x' + k x = F(t)   (k from the cell's rated deflection)
+  -> bowl on the cell: m(t) x'' + c x' + k x = F(t)   (k from the deflection at 1 kg)
   -> cell output k x + creep (first order, OIML R60 bound) + mains pick-up   [grams]
   -> HX711: each conversion a weighted mean over the last N conversion periods (sinc^N, N = 4 from
      the datasheet's settling time), input-referred noise through the same filter, zero drift
@@ -184,7 +184,7 @@ class _Timeline:
         self.add(t, impulse_ns * w / (w.sum() / FS))
 
 
-def _ramp(n, kind="minjerk"):
+def _ramp(n):
     """0 -> 1 over n samples: minimum-jerk (bell-shaped rate, Forssberg 1991/1992)."""
     if n <= 0:
         return np.zeros(0)
@@ -358,8 +358,8 @@ def _pole_fall(tl, rng, t_knock, pole_kg, theta_reed):
     """A knocked pole tips over its foot, strikes the rim and slides off onto the table.
 
     Rod pivoting on its foot (uniform, length L): theta'' = 3 g / (2 L) sin(theta); the vertical
-    reaction at the foot is N = m g (1 - 3 cos(theta))^2 / 4 ... valid while it pivots. Returns
-    (t_reed_open, t_off)."""
+    reaction at the foot is N = m g (1 - 3 cos(theta))^2 / 4 (from rest at theta = 0) while it
+    pivots. Returns (t_reed_open, t_off)."""
     L = 0.19                                  # params.py POLE_LEN
     th = math.radians(rng.uniform(2.0, 8.0))  # tilt given by the knock
     om = rng.uniform(0.5, 3.0)                # rad/s
