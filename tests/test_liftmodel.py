@@ -313,3 +313,22 @@ def test_truth_is_well_formed_and_eggs_are_conserved(traces):
         assert ts[-1] - (t.meta["ms0"] + last_end * 1000) >= 3000
         changes = sum(1 for e in t.truth if e["what"] in ("out", "back"))
         assert 8 <= changes <= 25, changes
+
+
+# Catches: a table bump that leaves a net force behind (modelled as a weight or a mass step instead
+# of a zero-mean acceleration), or none at all: the base moves and comes back, the level is unchanged.
+def test_table_bumps_leave_the_level_unchanged():
+    t = session(3, setting=80, p_bump=1.0, bump_ms2=1.5, spike_p=0.0)
+    ts, g, _ = _arr(t)
+    assert len(t.meta["bumps_ms"]) >= 3
+    checked = 0
+    ms0 = t.meta["ms0"]
+    for b in t.meta["bumps_ms"]:
+        if any(ms0 + e["t_in"] * 1000 < b + 700 and ms0 + max(e["t_ms"], e.get("_off", 0)) * 1000 > b - 400
+               for e in t.meta["truth_s"]):
+            continue
+        before = _level(ts, g, b - 300, b - 50)
+        assert before == pytest.approx(_level(ts, g, b + 400, b + 650), abs=0.1)
+        assert np.max(np.abs(g[(ts > b) & (ts < b + 150)] - before)) > 2.0
+        checked += 1
+    assert checked >= 2

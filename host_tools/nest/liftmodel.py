@@ -103,6 +103,10 @@ PARAMS: dict[str, tuple] = {
     "p_drop": (0.04, 0.12, "/take", "another egg rolls out during/after a take; ASSUMED"),
     "p_double": (0.0, 0.04, "/take", "two eggs come out in the hand together; ASSUMED"),
     "p_touch": (0.05, 0.2, "/turn", "a hand touches the nest and takes nothing; ASSUMED"),
+    "p_bump": (0.0, 0.15, "/turn", "someone bumps the table or presses a button hard between turns: "
+               "the base accelerates; ASSUMED"),
+    "bump_ms2": (0.1, 1.5, "m/s^2", "peak acceleration of such a bump (one sine period of 30-100 ms); "
+                 "ASSUMED"),
     "p_wrong": (0.05, 0.15, "/take", "the wrong colour taken: an alarm (rules.md ruling), eggs go "
                 "back; ASSUMED"),
     "stop_g": (1000.0, 1100.0, "g", "overload stop: set with 1 kg on the bowl (params.py STOP_GAP, "
@@ -472,7 +476,7 @@ def _eggs(rng, p):
 
 def _script(rng, p, tl, eggs):
     """Play turns until the session's duration; returns truth (seconds) and notes."""
-    truth, notes = [], {"holds": [], "late": []}
+    truth, notes = [], {"holds": [], "late": [], "bumps": []}
     bowl = list(eggs)
     out = []
     pole_in = True
@@ -535,7 +539,16 @@ def _script(rng, p, tl, eggs):
             out.append(e)
             alarm = True
             end = max(end, t_ms)
-        t = end + rng.uniform(1.0, 3.0)
+        gap = rng.uniform(1.0, 3.0)
+        if rng.random() < p["p_bump"]:
+            # the base moves, the bowl lags: in the cell's frame a force -m a (no net impulse)
+            tb = end + rng.uniform(0.2, gap - 0.2)
+            dur = rng.uniform(0.03, 0.1)
+            nb = max(2, int(dur * FS))
+            a = p["bump_ms2"] * np.sin(2 * np.pi * (np.arange(nb) + 0.5) / nb)
+            tl.add(tb, -0.48 * a)
+            notes["bumps"].append(tb)
+        t = end + gap
         takes_since_pour += 1
         last_of_colour = not any(b[0] == egg[0] for b in bowl)
         refill = len(bowl) < 10 or (takes_since_pour >= 4 and rng.random() < 0.3)
@@ -745,6 +758,7 @@ def session(seed, setting=80, **over):
         "f_ring_hz": math.sqrt(k / m0) / (2 * math.pi),
         "holds": [{**h, "t0_ms": ms(h["t0"]), "t1_ms": ms(h["t1"])} for h in notes["holds"]],
         "late": [{"take_t_ms": ms(x["take_t_ms"]), "off_ms": ms(x["t_off"])} for x in notes["late"]],
+        "bumps_ms": [ms(x) for x in notes["bumps"]],
         "truth_s": truth_s, "n_conversions": len(T), "drift_g": (float(drift[0]), float(drift[-1])),
     }
     return Trace(samples, truth, masses, pole_g, meta, internal)
