@@ -512,7 +512,7 @@ def _script(rng, p, tl, eggs):
         t_in, t_lift, t_gone, info = _take(tl, rng, t, sum(e[0][1] for e in leaving), kind)
         if "hold" in info:
             notes["holds"].append({"t0": info["hold"][0], "t1": info["hold"][1], "colour": egg[0],
-                                   "mass_g": egg[1], "frac": info["hold_frac"],
+                                   "mass_g": sum(e[0][1] for e in leaving), "frac": info["hold_frac"],
                                    "tremor_n": info["tremor_n"]})
         end = t_gone
         for e, _cause in leaving:
