@@ -4,6 +4,8 @@ so they are deterministic: no wall-clock timing is asserted."""
 
 import math
 
+import pytest
+
 from nest.weighscore import detectors, evaluate, percentile, score, summary
 from nest.world import NestWorld
 
@@ -30,6 +32,19 @@ def test_the_weigher_holds_up_at_10_sps_on_the_physics_model():
     w = summary(evaluate(detectors()["weigher"], range(2001, 2006), model="phys", rate=10))
     assert w["changes"] > 50 and w["false"] == 0 and w["early"] == 0, w
     assert w["accuracy"] >= 0.95, w
+
+
+def test_the_scorer_reads_the_blind_model_and_refuses_what_it_cannot_do(capsys):
+    from nest.weighscore import main
+
+    main(["--model", "lift", "--rate", "10", "--traces", "2", "--seed", "1", "--detector", "weigher"])
+    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| weigher")]
+    assert len(row) == 1 and row[0].split("|")[2].strip() == "2", row
+    refused = ((["--rate", "40"], "10 or 80"), (["--noise", "0.1"], "--noise"), (["--sweep"], "--sweep"))
+    for bad, says in refused:
+        with pytest.raises(SystemExit):
+            main(["--model", "lift", *bad])
+        assert says in capsys.readouterr().err
 
 
 def test_scorer_an_event_before_the_hand_left_is_early_and_wrong():

@@ -12,7 +12,8 @@ fifth round's report) at the
 "80 SPS" setting (86-94 samples/s) and the
 "10 SPS" one (10-12/s), and are scored by nest.weighscore (docs/weigher.md says how a change
 counts as right, what an early verdict and latency are). `run(traces, plot)` returns rows for
-tools/bench.py and, when `plot` is a path, draws one session with both detectors' decisions;
+tools/bench.py (and the same rows for nest.liftmodel, the third model, written blind: seeds
+1..N, docs/liftmodel.md) and, when `plot` is a path, draws one session with both detectors' decisions;
 and the weigher's per-sample cost inside the MicroPython VM against the weigher before issue 13
 (tools/bench_weigher.py).
 """
@@ -49,28 +50,28 @@ def _ratio(a, b, fmt="{:.2f}x"):
     return fmt.format(a / b) if b else "-"
 
 
-def _rows_for(setting, w, b, src):
+def _rows_for(setting, w, b, src, model=""):
     t = TARGETS[setting]
-    name = f"{setting} SPS setting"
+    name = f"{model}{setting} SPS setting"
     rows = [
         {"figure": f"{name}: changes decided right ({src})",
          "value": f"{100 * w['accuracy']:.2f} % ({w['right']}/{w['changes']}; {w['early']} early)",
          "baseline": f"max-min window: {100 * b['accuracy']:.2f} % ({b['right']}/{b['changes']}; "
                      f"{b['early']} early)",
          "ratio": f"wrong {w['changes'] - w['right']} vs {b['changes'] - b['right']}",
-         "budget": {"what": f"weigher {setting} SPS: changes right", "limit": f">= {t['accuracy']} %",
+         "budget": {"what": f"weigher {model}{setting} SPS: changes right", "limit": f">= {t['accuracy']} %",
                     "measured": round(100 * w["accuracy"], 2), "min": t["accuracy"]}},
         {"figure": f"{name}: false events (no egg left, or an event outside every change; late: the "
                    "last change's own verdict, said after the next change began)",
          "value": f"{w['false']} ({w['false_late']} late)",
          "baseline": f"max-min window: {b['false']} ({b['false_late']} late)",
          "ratio": _ratio(w["false"], b["false"]) if b["false"] else f"{w['false']} vs 0",
-         "budget": {"what": f"weigher {setting} SPS: false events", "limit": "0", "measured": w["false"],
+         "budget": {"what": f"weigher {model}{setting} SPS: false events", "limit": "0", "measured": w["false"],
                     "max": 0}},
         {"figure": f"{name}: latency, hand gone -> event: median",
          "value": f"{w['median_ms']:.0f} ms", "baseline": f"max-min window: {b['median_ms']:.0f} ms",
          "ratio": _ratio(w["median_ms"], b["median_ms"]),
-         "budget": {"what": f"weigher {setting} SPS: latency median (ms)", "limit": f"<= {t['median']} ms",
+         "budget": {"what": f"weigher {model}{setting} SPS: latency median (ms)", "limit": f"<= {t['median']} ms",
                     "measured": round(w["median_ms"]), "max": t["median"]}},
         {"figure": f"{name}: latency, hand gone -> event: 95th percentile",
          "value": f"{w['p95_ms']:.0f} ms (max {w['max_ms']:.0f})",
@@ -82,7 +83,7 @@ def _rows_for(setting, w, b, src):
          "ratio": _ratio(w["fulls_right"], b["fulls_right"])},
     ]
     if t["p95"] is not None:
-        rows[3]["budget"] = {"what": f"weigher {setting} SPS: latency p95 (ms)", "limit": f"<= {t['p95']} ms",
+        rows[3]["budget"] = {"what": f"weigher {model}{setting} SPS: latency p95 (ms)", "limit": f"<= {t['p95']} ms",
                              "measured": round(w["p95_ms"]), "max": t["p95"]}
     return rows
 
@@ -129,6 +130,13 @@ def run(traces=300, plot=None, quick=False):
                 for d in ("weigher", "baseline"))
         src = f"{traces} sessions of the physics model, not tuned on: {w['changes']} changes"
         rows += _rows_for(setting, w, b, src)
+    # the third model, written blind (nest.liftmodel): never tuned on, never looked at before its
+    # first score; its seeds 1..N
+    for setting in (80, 10):
+        w, b = (summary(evaluate(made[d], range(1, 1 + traces), model="lift", rate=setting))
+                for d in ("weigher", "baseline"))
+        src = f"{traces} sessions of the model written blind: {w['changes']} changes"
+        rows += _rows_for(setting, w, b, src, model="blind model, ")
     for r in rows:
         r["section"] = "Egg weigher"
         r["command"] = f"{CMD} --traces {traces}" if traces != 300 else CMD

@@ -25,10 +25,11 @@ def add_parser(sub):
     p.add_argument("--turns", type=int, default=None, help="--generate: number of turns (default 12-20)")
     p.add_argument("--truth", metavar="OUT.json", help="--generate: also write the ground truth (JSON)")
     p.add_argument("--no-pole", action="store_true", help="--generate: leave out the pole column")
-    p.add_argument("--model", choices=("world", "phys"), default="world",
-                   help="--generate: world (nest.world, default) or phys (nest.physmodel, from physics)")
+    p.add_argument("--model", choices=("world", "phys", "lift"), default="world",
+                   help="--generate: world (nest.world, default), phys (nest.physmodel, from physics) or "
+                        "lift (nest.liftmodel, written blind)")
     p.add_argument("--rate", type=int, default=None,
-                   help="--generate: world: samples per second (default 80); phys: the HX711 setting, "
+                   help="--generate: world: samples per second (default 80); phys, lift: the HX711 setting, "
                         "80 (86-94/s) or 10 (10-12/s; default 80)")
     return p
 
@@ -49,14 +50,25 @@ def _generate(args, masses):
     if args.turns is not None and not 1 <= args.turns <= 1000:
         raise NestError("--turns must be between 1 and 1000", status=2)
     rate = args.rate if args.rate is not None else 80
-    if args.model == "phys":
+    noise_g = None
+    if args.model in ("phys", "lift"):
         if rate not in (10, 80):
-            raise NestError("--rate for --model phys is the HX711 setting: 10 or 80", status=2)
+            raise NestError(f"--rate for --model {args.model} is the HX711 setting: 10 or 80", status=2)
         if args.masses:
-            raise NestError("--masses: the physics model draws its own eggs (use --model world)", status=2)
-        from nest.physmodel import session as phys_session
+            raise NestError(f"--masses: the {args.model} model draws its own eggs (use --model world)",
+                            status=2)
+        if args.model == "lift":
+            if args.turns is not None:
+                raise NestError("--turns: the lift model plays 40-60 s of turns of its own", status=2)
+            from nest.liftmodel import session as lift_session
 
-        world = phys_session(args.seed, setting=rate, turns=args.turns)
+            world = lift_session(args.seed, setting=rate)
+            noise_g = float(world.meta["sigma_g"])
+            events = sorted(world.truth, key=lambda e: e["t_ms"])
+        else:
+            from nest.physmodel import session as phys_session
+
+            world = phys_session(args.seed, setting=rate, turns=args.turns)
         samples = world.samples
     else:
         if not 1 <= rate <= 1000:
@@ -65,9 +77,11 @@ def _generate(args, masses):
     try:
         write_csv(args.generate, samples, pole=not args.no_pole)
         if args.truth:
+            if args.model != "lift":
+                noise_g, events = world.noise_g, world.events()
             with open(args.truth, "w") as f:
-                json.dump({"seed": args.seed, "masses": world.masses, "noise_g": world.noise_g,
-                           "events": world.events()}, f, indent=1)
+                json.dump({"seed": args.seed, "masses": world.masses, "noise_g": noise_g,
+                           "events": events}, f, indent=1)
                 f.write("\n")
     except OSError as e:
         raise NestError(f"cannot write: {e.filename}: {e.strerror}") from None

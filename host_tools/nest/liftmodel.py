@@ -517,7 +517,7 @@ def _script(rng, p, tl, eggs):
         end = t_gone
         for e, _cause in leaving:
             truth.append({"what": "out", "t_in": t_in, "t_ms": t_gone, "colour": e[0], "cause": "take",
-                          "hand": kind, "_mass": e[1]})
+                          "hand": kind, "_mass": e[1], "t_lift": t_lift})
             out.append(e)
         if pole_in and rng.random() < p["p_pole_fall"]:
             t_knock = rng.uniform(t_in + 0.1, t_lift)
@@ -748,6 +748,8 @@ def session(seed, setting=80, **over):
     for ev in truth_s:
         d = {kk: v for kk, v in ev.items() if not kk.startswith("_")}
         d["t_in"], d["t_ms"] = ms(ev["t_in"]), ms(ev["t_ms"])
+        if "t_lift" in d:   # a take's lift-off: the egg off the bowl, the hand still over the nest
+            d["t_lift"] = ms(ev["t_lift"])
         truth.append(d)
     cal = (1 + p["scale_cal_err"])
     masses = {c: float(round(means[c] * cal + float(rng.normal(0, 0.02)), 2)) for c in COLOURS}

@@ -22,6 +22,9 @@ holds the egg): the change is wrong, and counted apart as `early`.
 Two models give the traces: `world` (nest.world through nest.tracegen, which the weigher was tuned
 on; any sample rate) and `phys` (nest.physmodel, written apart from physics and published
 figures; the HX711's 80 or 10 SPS setting with its real rate). Report on the one not tuned on.
+A third, `lift` (nest.liftmodel), was written blind: by a helper who had seen neither the weigher,
+the other two models nor any score, from its own sources (docs/liftmodel.md); no constant of the
+weigher has been chosen on it.
 """
 
 import argparse
@@ -30,7 +33,7 @@ import sys
 from nest.baseline_weigher import BaselineWeigher
 from nest.tracegen import run, session
 
-MODELS = ("world", "phys")
+MODELS = ("world", "phys", "lift")
 
 # Eggs leaving less than this apart are one change. 800 ms is the scorer's own, older and
 # stricter than the game's ruling (docs/attempt-end.md: anything leaving within 1.0 s of the hand,
@@ -160,12 +163,19 @@ def percentile(values, p):
 
 def trace(model, seed, rate=80, noise_g=None, over=None):
     """One session of a model -> (world, samples); `world` has .masses, .pole_g, .truth.
-    world: `rate` samples/s exactly; phys: `rate` is the HX711's setting, 80 or 10."""
+    world: `rate` samples/s exactly; phys, lift: `rate` is the HX711's setting, 80 or 10."""
     if model == "world":
         return session(seed, noise_g=noise_g, sps=rate)
+    over = dict(over or {})
+    if model == "lift":
+        from nest import liftmodel
+
+        if noise_g is not None:
+            raise ValueError("--noise: the blind model draws its own noise from the HX711's figures")
+        t = liftmodel.session(seed, setting=rate, **over)
+        return t, t.samples
     from nest import physmodel
 
-    over = dict(over or {})
     if noise_g is not None:
         over["noise_g"] = noise_g
     t = physmodel.session(seed, setting=rate, **over)
@@ -294,9 +304,10 @@ def main(argv=None):
     p.add_argument("--by-hand", action="store_true",
                    help="also give the latency for each kind of take (hand, rolling egg, several eggs)")
     p.add_argument("--model", choices=MODELS, default="world",
-                   help="world: nest.world (the weigher was tuned on it); phys: nest.physmodel (hold-out)")
+                   help="world: nest.world (the weigher was tuned on it); phys: nest.physmodel (hold-out); "
+                        "lift: nest.liftmodel (written blind, never tuned on)")
     p.add_argument("--rate", type=int, default=None,
-                   help="world: samples per second (default 80); phys: the HX711 setting, 80 or 10")
+                   help="world: samples per second (default 80); phys, lift: the HX711 setting, 80 or 10")
     p.add_argument("--sweep", action="store_true",
                    help="phys: hold each physical parameter at its extremes in turn (weigher and baseline)")
     p.add_argument("--weigher", metavar="FILE", default=None,
@@ -313,8 +324,12 @@ def main(argv=None):
                         "e.g. 8:0.5,12:0.5,16:0.8")
     a = p.parse_args(argv)
     rate = a.rate if a.rate is not None else 80
-    if a.model == "phys" and rate not in (10, 80):
-        p.error("--rate for --model phys is the HX711 setting: 10 or 80")
+    if a.model in ("phys", "lift") and rate not in (10, 80):
+        p.error(f"--rate for --model {a.model} is the HX711 setting: 10 or 80")
+    if a.model == "lift" and a.noise is not None:
+        p.error("--noise: the blind model (lift) draws its own noise from the HX711's figures")
+    if a.sweep and a.model != "phys":
+        p.error("--sweep: the sweep holds nest.physmodel's parameters (--model phys)")
     if not 1 <= rate <= 1000:
         p.error("--rate must be 1-1000 samples per second")
     if not 0 <= a.merge_ms <= 5000:
