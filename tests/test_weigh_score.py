@@ -38,13 +38,30 @@ def test_the_scorer_reads_the_blind_model_and_refuses_what_it_cannot_do(capsys):
     from nest.weighscore import main
 
     main(["--model", "lift", "--rate", "10", "--traces", "2", "--seed", "1", "--detector", "weigher"])
-    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| weigher")]
+    out = capsys.readouterr().out
+    row = [line for line in out.splitlines() if line.startswith("| weigher")]
     assert len(row) == 1 and row[0].split("|")[2].strip() == "2", row
-    refused = ((["--rate", "40"], "10 or 80"), (["--noise", "0.1"], "--noise"), (["--sweep"], "--sweep"))
+    refused = ((["--rate", "40"], "10 or 80"), (["--noise", "0.1"], "--noise"),
+               (["--set", "bogus=1"], "unknown liftmodel parameter 'bogus'"),
+               (["--set", "filt_order"], "NAME=VALUE"))
     for bad, says in refused:
         with pytest.raises(SystemExit):
             main(["--model", "lift", *bad])
         assert says in capsys.readouterr().err
+
+
+def test_set_holds_a_model_parameter_and_refuses_an_unknown_one(capsys):
+    from nest.weighscore import main
+
+    main(["--model", "phys", "--rate", "10", "--traces", "1", "--seed", "3", "--detector", "weigher",
+          "--set", "noise_mult=4"])
+    assert capsys.readouterr().out.count("| weigher") == 1
+    with pytest.raises(SystemExit):
+        main(["--model", "phys", "--set", "bogus=1"])
+    assert "unknown physmodel parameter 'bogus'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--model", "world", "--sweep"])
+    assert "--sweep" in capsys.readouterr().err
 
 
 def test_scorer_an_event_before_the_hand_left_is_early_and_wrong():

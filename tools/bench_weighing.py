@@ -66,13 +66,13 @@ def _rows_for(setting, w, b, src, model=""):
          "value": f"{w['false']} ({w['false_late']} late)",
          "baseline": f"max-min window: {b['false']} ({b['false_late']} late)",
          "ratio": _ratio(w["false"], b["false"]) if b["false"] else f"{w['false']} vs 0",
-         "budget": {"what": f"weigher {model}{setting} SPS: false events", "limit": "0", "measured": w["false"],
-                    "max": 0}},
+         "budget": {"what": f"weigher {model}{setting} SPS: false events", "limit": "0",
+                    "measured": w["false"], "max": 0}},
         {"figure": f"{name}: latency, hand gone -> event: median",
          "value": f"{w['median_ms']:.0f} ms", "baseline": f"max-min window: {b['median_ms']:.0f} ms",
          "ratio": _ratio(w["median_ms"], b["median_ms"]),
-         "budget": {"what": f"weigher {model}{setting} SPS: latency median (ms)", "limit": f"<= {t['median']} ms",
-                    "measured": round(w["median_ms"]), "max": t["median"]}},
+         "budget": {"what": f"weigher {model}{setting} SPS: latency median (ms)",
+                    "limit": f"<= {t['median']} ms", "measured": round(w["median_ms"]), "max": t["median"]}},
         {"figure": f"{name}: latency, hand gone -> event: 95th percentile",
          "value": f"{w['p95_ms']:.0f} ms (max {w['max_ms']:.0f})",
          "baseline": f"max-min window: {b['p95_ms']:.0f} ms (max {b['max_ms']:.0f})",
@@ -83,8 +83,8 @@ def _rows_for(setting, w, b, src, model=""):
          "ratio": _ratio(w["fulls_right"], b["fulls_right"])},
     ]
     if t["p95"] is not None:
-        rows[3]["budget"] = {"what": f"weigher {model}{setting} SPS: latency p95 (ms)", "limit": f"<= {t['p95']} ms",
-                             "measured": round(w["p95_ms"]), "max": t["p95"]}
+        rows[3]["budget"] = {"what": f"weigher {model}{setting} SPS: latency p95 (ms)",
+                             "limit": f"<= {t['p95']} ms", "measured": round(w["p95_ms"]), "max": t["p95"]}
     return rows
 
 

@@ -240,6 +240,21 @@ SWEEP = (
     ("zeta", (0.005, 0.02, 0.15, 0.4)),
 )
 SWEEP_RATES = {80: (80.0, 86.0, 94.0, 100.0), 10: (9.0, 10.0, 12.0, 13.0)}
+# The same for the model written blind (nest.liftmodel's PARAMS keys): its own range's ends and
+# beyond. `None`: the rate, whose key depends on the setting.
+LIFT_SWEEP = (
+    ("filt_order", (1, 2, 4)),          # the HX711's filter: 1 conversion to settle, or 4 (datasheet)
+    ("defl_mm", (0.03, 0.05, 0.3, 0.6)),
+    ("zeta", (0.01, 0.03, 0.12, 0.3)),
+    ("noise_excess", (1.0, 1.6, 3.0, 6.0)),
+    ("spike_p", (0.0, 0.002, 0.01)),
+    ("mains_g", (0.0, 0.02, 0.1)),
+    ("late_p", (0.0, 0.02, 0.05)),
+    ("egg_spread_g", (0.1, 0.25, 0.5)),
+    ("p_touch", (0.0, 0.2, 0.4)),        # touches, regrips among them (an egg lifted clear, put back)
+    ("p_drop", (0.0, 0.12, 0.25)),
+    ("rate", None),
+)
 
 # The weigher's tunable constants (gulo.weigher) and the grid `--tune-on` searches. _T_STILL is not
 # among them: it comes from the longest still hold to be sure of (0.5 s), not from a score.
@@ -309,7 +324,11 @@ def main(argv=None):
     p.add_argument("--rate", type=int, default=None,
                    help="world: samples per second (default 80); phys, lift: the HX711 setting, 80 or 10")
     p.add_argument("--sweep", action="store_true",
-                   help="phys: hold each physical parameter at its extremes in turn (weigher and baseline)")
+                   help="phys, lift: hold each physical parameter at its extremes in turn "
+                        "(weigher and baseline)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="phys, lift: hold one of the model's parameters at VALUE in every session "
+                        "(e.g. --model lift --set filt_order=1); may be given again")
     p.add_argument("--weigher", metavar="FILE", default=None,
                    help="score this version of gulo/weigher.py instead (e.g. from git show REV:...)")
     p.add_argument("--tune-on", choices=MODELS, default=None,
@@ -328,8 +347,28 @@ def main(argv=None):
         p.error(f"--rate for --model {a.model} is the HX711 setting: 10 or 80")
     if a.model == "lift" and a.noise is not None:
         p.error("--noise: the blind model (lift) draws its own noise from the HX711's figures")
-    if a.sweep and a.model != "phys":
-        p.error("--sweep: the sweep holds nest.physmodel's parameters (--model phys)")
+    over = {}
+    for item in a.set:
+        name, eq, value = item.partition("=")
+        try:
+            if not eq or a.model == "world":
+                raise ValueError
+            over[name] = float(value)
+        except ValueError:
+            p.error(f"--set {item!r}: NAME=VALUE, a number, for --model phys or lift")
+    if over and a.model == "phys":
+        from nest.physmodel import RANGES
+
+        for name in over:
+            if name not in RANGES and name not in ("noise_g", "rate", "pole_g"):
+                p.error(f"--set: unknown physmodel parameter {name!r} (nest.physmodel.RANGES)")
+    if over:
+        try:
+            trace(a.model, a.seed, rate, None, over)
+        except (TypeError, KeyError) as e:
+            p.error(f"--set: {e}")
+    if a.sweep and a.model == "world":
+        p.error("--sweep: the sweep holds a physical model's parameters (--model phys or lift)")
     if not 1 <= rate <= 1000:
         p.error("--rate must be 1-1000 samples per second")
     if not 0 <= a.merge_ms <= 5000:
@@ -362,9 +401,11 @@ def main(argv=None):
         print("| parameter | value | weigher right | false | early | median / p95 ms "
               "| baseline right | false | median / p95 ms |")
         print("|---|---|---|---|---|---|---|---|---|")
-        for name, values in SWEEP:
+        for name, values in (SWEEP if a.model == "phys" else LIFT_SWEEP):
+            if a.model == "lift" and name == "rate":
+                name = f"rate{rate}_sps"
             for v in values or SWEEP_RATES[rate]:
-                s, b = (summary(evaluate(made[d], seeds, model="phys", rate=rate, over={name: v}))
+                s, b = (summary(evaluate(made[d], seeds, model=a.model, rate=rate, over={**over, name: v}))
                         for d in ("weigher", "baseline"))
                 print(f"| {name} | {v:g} | {100 * s['accuracy']:.2f} % | {s['false']} | {s['early']} "
                       f"| {s['median_ms']:.0f} / {s['p95_ms']:.0f} | {100 * b['accuracy']:.2f} % "
@@ -383,7 +424,7 @@ def main(argv=None):
           "| median ms | p95 ms | max ms |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, make in runs:
-        tot = evaluate(make, seeds, a.noise, model=a.model, rate=rate, merge_ms=a.merge_ms)
+        tot = evaluate(make, seeds, a.noise, model=a.model, rate=rate, over=over or None, merge_ms=a.merge_ms)
         print(_row(name, summary(tot)), flush=True)
         if a.by_hand:
             for how in sorted(tot["by_how"]):
