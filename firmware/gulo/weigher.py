@@ -245,7 +245,10 @@ class Weigher:
         if seated != self._pole_now:
             self._pole_now = seated
             self._t_q = -1
-            self._t_rs = self._t_last
+            # quiet only from the first sample after the change: a window is dated back from its
+            # last sample by the mean period, so by half a period after the last one before it
+            # (a jittered window of samples all after the change still passes)
+            self._t_rs = (self._t_last + self._per16 // (2 * _S) + 1) & _WRAP
             self._cand = -1
             if self._state == _IDLE:
                 self._state = _BUSY
