@@ -39,11 +39,9 @@ from micropython_vm import MPY_CROSS, MicroPythonVM  # noqa: E402
 # a step of 8 %), so each timed run feeds the trace to K weighers one after another.
 K = 20
 REPS = 25
-CODE = """
-import gc, time
+# The two traces, as code for the VM (TRACE names which): 15 s at rest, or four takes.
+TRACE_CODE = """
 from world import NestWorld
-from gulo.weigher import Weigher
-from oldweigher import Weigher as Old
 w = NestWorld(seed=3, sps=90)
 t = 1000
 for c, hand in (("R", "shaky"), ("G", "hang"), ("B", "press"), ("Y", "steady")):
@@ -52,7 +50,12 @@ if TRACE == "rest":
     w = NestWorld(seed=3, sps=90)
 ts = w.sample_times(0, t)
 xs = [int(w.grams(x) * 100 + 0.5) for x in ts]
-best = {}
+"""
+CODE = """
+import gc, time
+from gulo.weigher import Weigher
+from oldweigher import Weigher as Old
+""" + TRACE_CODE + """best = {}
 used = {}
 evs = {}
 for rep in range(REPS):
@@ -128,16 +131,7 @@ COUNT_CODE = """
 import sys
 MODE, TRACE = sys.argv[1], sys.argv[2]
 pad = bytearray(int(sys.argv[3]))
-from world import NestWorld
-w = NestWorld(seed=3, sps=90)
-t = 1000
-for c, hand in (("R", "shaky"), ("G", "hang"), ("B", "press"), ("Y", "steady")):
-    t = w.take(t, c, hand) + 1500
-if TRACE == "rest":
-    w = NestWorld(seed=3, sps=90)
-ts = w.sample_times(0, t)
-xs = [int(w.grams(x) * 100 + 0.5) for x in ts]
-if MODE == "weigh":
+""" + TRACE_CODE + """if MODE == "weigh":
     from gulo.weigher import Weigher
 n = 0
 KC = int(sys.argv[4])
