@@ -96,9 +96,9 @@ def test_the_planted_fault_a_window_from_before_the_reed_reads_the_pole_as_eggs_
         if changed:
             self._t_rs = self._t_last
 
-    Weigher.set_pole = old_set_pole
+    setattr(Weigher, "set_pole", old_set_pole)
     try:
         bad = failures()
     finally:
-        Weigher.set_pole = saved
+        setattr(Weigher, "set_pole", saved)
     assert bad and all(c[0] > 50 for c in bad), bad   # at 10 SPS
