@@ -196,6 +196,8 @@ class Weigher:
         `missing_g` (eggs the game says are out of the nest: a game resumed mid-round)."""
         self._missing16 = int(missing_g * 100 * _S)
         self._state = _INIT
+        self.ready = False     # _state != _INIT, kept with it (see "queries for the firmware")
+        self.at_rest = False   # _state == _IDLE, likewise
         self._s2 = -1
         self._n = 0
         self._i = 0
@@ -252,6 +254,7 @@ class Weigher:
             self._cand = -1
             if self._state == _IDLE:
                 self._state = _BUSY
+                self.at_rest = False
                 self._s2 = -1
                 self._limits()
                 self._t_far = self.busy_since = self._t_last
@@ -259,15 +262,15 @@ class Weigher:
                 self._nw = 0
 
     # ---- queries for the firmware ---------------------------------------------------------
-    @property
-    def ready(self):
-        """The full nest has been learned."""
-        return self._state != _INIT
-
-    @property
-    def at_rest(self):
-        """Settled: no hand, no ring-down. An attempt may start only from here."""
-        return self._state == _IDLE
+    # `ready` (the full nest has been learned: _state != _INIT) and `at_rest` (settled: no hand,
+    # no ring-down; an attempt may start only from here: _state == _IDLE) are plain attributes,
+    # set wherever _state changes, not properties: in MicroPython a class with a property (or
+    # any descriptor) makes every attribute store on its instances look the name up in the
+    # class first, in case a property's setter takes it (py/objtype.c,
+    # mp_obj_instance_store_attr): a miss through the class's methods for each of the 7-10
+    # stores of every sample, which was 40-45 % of the weigher's cost per sample ("Cost on the
+    # device", docs/weigher.md). So: no property in this class. The firmware reads them as
+    # before (`w.ready and w.at_rest`).
 
     def level_g(self):
         """The settled weight on the cell (grams)."""
@@ -399,6 +402,7 @@ class Weigher:
             if lim < 50 * _S:
                 lim = 50 * _S
             if e > lim or e < -lim:
+                self.at_rest = False   # first: tests/test_weigh_sums.py plants faults below
                 self._state = _BUSY
                 self._s2 = -1
                 self._limits()
@@ -516,6 +520,7 @@ class Weigher:
                 self._full16 = full16 + self._missing16
                 self._pole_level = self._pole_now
                 self._state = _IDLE
+                self.ready = self.at_rest = True
             return None
         # where the mean is, and since when: the window's last sample when the mean arrived (its
         # first could still be on the lift's ramp, before the hold began)
@@ -689,6 +694,7 @@ class Weigher:
         self._settle(t_ms, cand16)
         self.t_calm = self._cand_t
         self._state = _BUSY
+        self.at_rest = False
         self.busy_since = t_ms
         self._t_far = t_ms
         self._peak = self._x1   # a new disturbance: what came before it landed nothing
@@ -706,6 +712,7 @@ class Weigher:
         self._level16 = mean16
         self._pole_level = self._pole_now
         self._state = _IDLE
+        self.at_rest = True
         self._t_q = -1
         self._t_near = -1
         self.busy_since = -1
