@@ -58,3 +58,28 @@ def test_a_reference_that_never_moves_breaks_the_pour_back(tmp_path):
     assert not (cases.names(events) == ["R", "B", "full", "Y"] and events[2]["t_ms"] < 9000), events
     _, moved, _, _, events = cases.sums_checked()
     assert moved >= 1 and cases.names(events) == ["R", "B", "full", "Y"]
+
+
+# (what goes wrong, the shipped text, the planted text): a place that moves _state without the
+# flags kept with it
+FLAG_FAULTS = {
+    "the pole lifted leaves the nest at rest":
+        ("                self._state = _BUSY\n                self.at_rest = False\n",
+         "                self._state = _BUSY\n"),
+    "a disturbance leaves the nest at rest":
+        ("                self.at_rest = False   # first: tests/test_weigh_sums.py plants faults below\n",
+         ""),
+    "the nest settled is not at rest":
+        ("        self._state = _IDLE\n        self.at_rest = True\n", "        self._state = _IDLE\n"),
+    "a reset keeps the nest ready":
+        ("        self.ready = False     # _state != _INIT, kept with it",
+         "        self.ready = getattr(self, 'ready', False)  # kept"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(FLAG_FAULTS))
+def test_the_flags_check_fails_on_a_planted_fault(tmp_path, what):
+    cases = firmware_tests("test_weigher_sums")
+    _, wrong = cases.flags_checked(planted(tmp_path, *FLAG_FAULTS[what]))
+    assert wrong, what
+    assert not cases.flags_checked()[1]

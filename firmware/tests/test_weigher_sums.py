@@ -97,3 +97,46 @@ def test_the_running_sums_are_the_windows_own():
     assert checked > 150 and moved >= 1 and sorted(lengths) == [3, 8], (checked, moved, lengths)
     assert names(events) == ["R", "B", "full", "Y"], events
     assert events[2]["t_ms"] < 9000, events   # the landing seen: at once, not after 3 s of calm
+
+
+# `ready` and `at_rest` are plain attributes kept with _state (a property would make every
+# attribute store look the class up first: docs/weigher.md, "Cost on the device"), so every
+# place that moves _state must set them too: checked after every sample and every pole change,
+# through the start, takes, a ring, a pour-back, the pole lifted and put back, a new rate and a
+# reset mid-game. The planted faults (a line left out) are in tests/test_weigh_sums.py.
+INIT = 0      # gulo.weigher._INIT
+
+
+def flags_checked(weigher_class=Weigher):
+    """Feed the trace, lifting the pole at 3 s and seating it at 3.5 s and resetting at 12 s;
+    returns (the states seen, the times ready/at_rest disagreed with _state)."""
+    w = weigher_class()
+    seen = []
+    wrong = []
+
+    def check(t):
+        if w._state not in seen:
+            seen.append(w._state)
+        if w.ready != (w._state != INIT) or w.at_rest != (w._state == IDLE):
+            wrong.append(t)
+
+    check(0)
+    pole = [(3000, False), (3500, True)]
+    reset = True
+    for t, g in trace():
+        if pole and t >= pole[0][0]:
+            w.set_pole(pole.pop(0)[1])
+            check(t)
+        if reset and t >= 12000:
+            reset = False
+            w.reset()
+            check(t)
+        w.feed(t, g)
+        check(t)
+    return seen, wrong
+
+
+def test_ready_and_at_rest_follow_the_state():
+    seen, wrong = flags_checked()
+    assert not wrong, wrong[:5]
+    assert sorted(seen) == [0, 1, 2], seen   # the check ran in every state
