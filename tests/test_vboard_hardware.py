@@ -68,6 +68,7 @@ def test_hx711_data_rate_and_power_down(vboard):
         "t = time.ticks_ms()\n"
         "for _ in range(40):\n    hx_read()\n"
         "print(time.ticks_diff(time.ticks_ms(), t))\n"
+        "while dout():\n    time.sleep_ms(1)\n"  # data waiting: a chip still up shows its MSB, 0
         "sck(1)\ntime.sleep_ms(5)\n"  # held high: powered down
         "print(dout())\n"
         "sck(0)\n"
@@ -80,6 +81,26 @@ def test_hx711_data_rate_and_power_down(vboard):
     # rate plus 10 % (88/s: 454 ms); an HX711 ready at every read gives ~40 ms and fails it.
     assert int(ms) >= 40 * 1000 // 88
     assert (down, settling, again) == ("1", "1", "data again")
+
+
+def test_hx711_held_high_by_bytecode_alone_powers_down_past_the_host_margin(vboard):
+    # No sleep and no pin call while SCK is high: only the firmware's bytecode time, which the
+    # model judges with HX711_HOST_NOISE_US on top of the limit (a host hiccup x the factor must
+    # not power it down); 100 ms of board time is past both.
+    out = run(vboard, HX711_DRIVER + (
+        "import _vbjs, _vbhw\n"
+        "hx_read()\n"
+        "limit = _vbhw.HX711_POWER_DOWN_US + _vbhw.HX711_HOST_NOISE_US\n"
+        "while dout():\n    time.sleep_ms(1)\n"  # data waiting: a chip still up shows its MSB, 0
+        "sck(1)\nt = _vbjs.board_us()\n"
+        "while _vbjs.board_us() - t < 100000:\n    pass\n"
+        "print(dout(), limit)\n"
+        "sck(0)\n"
+        "print(dout())\n"
+        "hx_read()\nprint('data again')\n"))
+    down, settling, again = out.split("\n")[:3]
+    assert int(down.split()[1]) < 100000  # the premise: 100 ms is past the limit and the margin
+    assert (down.split()[0], settling, again) == ("1", "1", "data again")
 
 
 def test_unplugged_hx711_never_gets_ready(vboard):

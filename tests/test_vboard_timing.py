@@ -57,6 +57,56 @@ def test_worst_case_flash_and_leds_from_the_datasheets():
     assert model("m.WS2812_US_PER_BYTE") * 3 == 30  # 24 bits at 800 kHz: 30 us per LED
 
 
+def host_cpu_steps(readings):
+    """HostCpu fed scripted clocks: each reading [wall us, waited us, process CPU us, heap bytes]
+    (cumulative, as the host's are); returns the us it counts at each step."""
+    return model("(() => { const r = " + json.dumps(readings) + "; let cur; "
+                 "const h = new m.HostCpu({ wallUs: () => cur[0], waitedUs: () => cur[1], "
+                 "cpuUs: () => cur[2], heapBytes: () => cur[3] }); "
+                 "return r.map((x) => { cur = x; return h.step(); }); })()")
+
+
+def test_host_cpu_counts_only_what_the_board_thread_ran():
+    heap = 5_000_000
+    steps = host_cpu_steps([
+        [1000, 0, 500, heap],
+        [1100, 0, 1300, heap + 100],      # 100 us ran while V8's helpers used 700 more: 100
+        [4100, 3000, 3300, heap + 200],   # preempted 3 ms while a helper ran 2 ms: nothing
+        [9100, 3000, 3310, heap + 300],   # slept 5 ms (wall, no CPU): the CPU's 10 us
+        [9500, 3000, 3710, heap - 2_000_000],  # a 400 us scavenge (the heap shrank): nothing
+        [9600, 3000, 3810, heap - 1_999_900],  # and the next step counts again: 100
+    ])
+    assert steps == [0, 100, 0, 10, 0, 100]
+
+
+def test_host_cpu_takes_a_preemption_off_once_whichever_read_it_falls_between():
+    # the thread is preempted for 2.9 ms after the wall clock was read and before the wait was:
+    # that step sees the wait but not the wall time, the next the wall time but not the wait
+    heap = 5_000_000
+    steps = host_cpu_steps([
+        [1000, 0, 0, heap],
+        [1060, 2900, 2960, heap],         # ran 60 us (a helper thread 2.9 ms), the wait already seen
+        [3970, 2900, 4980, heap],         # 2.91 ms of wall, 2.9 ms of it that wait; a helper ran 2 ms
+    ])
+    assert steps == [0, 0, 70]  # 70 us ran in all: counted once, late, and nothing of the helpers'
+
+
+def test_host_cpu_short_steps_count_their_wall_time_at_most_and_the_next_long_one_settles_up():
+    # Steps under 50 us read neither the wait nor the heap; what they missed is taken off at the
+    # next step that does (a wait), or that step counts nothing (a collection).
+    heap = 5_000_000
+    steps = host_cpu_steps([
+        [1000, 0, 0, heap],
+        [1010, 0, 2010, heap],            # 10 us, a helper ran 2 ms: 10
+        [1030, 0, 2030, heap],            # 20 us: 20 (a 3 ms wait began here, not yet read)
+        [4040, 3000, 4040, heap],         # 3.01 ms of wall, 3 ms of it waiting, a helper 2 ms: 10
+        [4060, 3000, 4060, heap - 2_000_000],  # short, a collection's heap not read: 20
+        [4460, 3000, 4460, heap - 1_999_000],  # the next long step sees the shrink: nothing
+        [4560, 3000, 4560, heap - 1_998_000],  # and the one after counts again: 100
+    ])
+    assert steps == [0, 10, 20, 10, 20, 0, 100]
+
+
 def test_the_board_runs_at_the_calibrated_factor(vboard_factory):
     c = clock(vboard_factory(timing="esp32"))
     assert c["factor"] == pytest.approx(model("m.FACTOR"))

@@ -1,0 +1,132 @@
+"""How often a host hiccup powers the virtual board's HX711 down in the middle of a readout.
+
+Default: starts a virtual board (ESP32 timing unless --timing host), reads the HX711 N times at rest
+with a bit-banged driver as boards use it (interrupts off around each pulse), and prints, from the
+chip model's own view: the pulses whose SCK-high time would power the chip down, the readouts
+whose bits came out garbled (all ones from a power-down in the first 4 bits on: the low 20 bits
+set), and a histogram of the pulses' board time high. A correct driver on a quiet ESP32 never
+powers the chip down, so every power-down counted here is the host's doing.
+
+--hiccups S: for S seconds, a loop in Node that does nothing but read the clocks the virtual board
+reads (wall clock, this thread's run-queue wait, V8's heap) prints how often this thread was stopped
+for more than 100 us in a way no process can see (not waiting for a CPU, not collecting garbage):
+the noise that the board clock multiplies by its factor (docs/virtual-board.md, "HX711 clock
+pulses").
+
+    .venv/bin/python tools/vboard_pulse_stress.py --readouts 5000
+    .venv/bin/python tools/vboard_pulse_stress.py --hiccups 10
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "host_tools"))
+sys.path.insert(0, str(ROOT / "firmware"))
+
+from gulo import board as pins  # noqa: E402
+from nest.vboard.launcher import VirtualBoard  # noqa: E402
+
+# Runs on the board. The model's write_sck is wrapped (inside the pin shim, so on ESP32 timing the
+# wrapper's own time is not board time) to see each pulse's high time as the model judges it.
+READOUTS = """
+import json, time, _vbhw, _vbjs
+from machine import Pin, disable_irq, enable_irq
+hx = _vbhw.hx711
+write_sck = hx.write_sck
+held = getattr(hx, "_held_too_long", None)  # None: a model from before the split limit
+hist, downs = {{}}, []
+def wrapped(v):
+    if not v and hx.sck:
+        us = _vbjs.board_us() - hx.rise_cpu
+        b = 0
+        while (1 << b) < us:
+            b += 1
+        hist[b] = hist.get(b, 0) + 1
+        if held() if held else us > _vbhw.HX711_POWER_DOWN_US:
+            downs.append(us)
+    write_sck(v)
+hx.write_sck = wrapped
+sck = Pin({sck}, Pin.OUT, value=0)
+dout = Pin({dout}, Pin.IN)
+garbled = 0
+t = time.ticks_ms()
+for n in range({n}):
+    for _ in range(500):
+        if dout() == 0:
+            break
+        time.sleep_ms(1)
+    v = 0
+    for _ in range(25):
+        s = disable_irq()
+        sck(1)
+        sck(0)
+        enable_irq(s)
+        v = (v << 1) | dout()
+    if (v >> 1) & 0xFFFFF == 0xFFFFF:
+        garbled += 1
+hx.write_sck = write_sck
+print(json.dumps({{"readouts": {n}, "power_downs": len(downs), "longest_us": downs[:20],
+                  "garbled": garbled, "ms": time.ticks_diff(time.ticks_ms(), t),
+                  "high_us_log2": sorted(hist.items())}}))
+"""
+
+# Runs in Node: the virtual board's own clock sources, in a loop that allocates nothing per pass.
+HICCUPS = """
+import fs from "node:fs";
+import v8 from "node:v8";
+const fd = fs.openSync("/proc/thread-self/schedstat", "r"), buf = Buffer.alloc(96);
+function waitedNs() {
+  fs.readSync(fd, buf, 0, buf.length, 0);
+  let i = 0, v = 0;
+  while (buf[i] !== 32) i++;
+  for (i++; buf[i] !== 32; i++) v = v * 10 + buf[i] - 48;
+  return v;
+}
+const end = performance.now() + %d * 1000, hist = {};
+let wall = performance.now(), waited = waitedNs(), heap = v8.getHeapStatistics().used_heap_size;
+let passes = 0, gcs = 0;
+while (wall < end) {
+  const w = performance.now(), q = waitedNs(), h = v8.getHeapStatistics().used_heap_size;
+  const ran = (w - wall) * 1000 - (q - waited) / 1000;
+  if (h < heap) gcs++;
+  else if (ran > 100) { const b = Math.ceil(Math.log2(ran)); hist[b] = (hist[b] || 0) + 1; }
+  wall = w; waited = q; heap = h; passes++;
+}
+console.log(JSON.stringify({ seconds: %d, passes, gc_steps: gcs, stopped_us_log2: hist }));
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--readouts", type=int, default=5000)
+    ap.add_argument("--timing", choices=("esp32", "host"), default="esp32")
+    ap.add_argument("--hiccups", type=float, metavar="S", help="measure the host's unseen stops instead")
+    args = ap.parse_args()
+    if args.hiccups:
+        s = int(args.hiccups)
+        out = subprocess.run(["node", "--input-type=module", "-e", HICCUPS % (s, s)],
+                             capture_output=True, text=True, check=True).stdout
+        print(out.strip())
+        return
+    code = READOUTS.format(sck=pins.HX711_SCK, dout=pins.HX711_DOUT[0], n=args.readouts)
+    with VirtualBoard(timing=args.timing) as vb:
+        t = time.time()
+        print(f"{args.readouts} readouts on a virtual board ({args.timing} timing)...", file=sys.stderr)
+        p = subprocess.run([str(ROOT / ".venv" / "bin" / "mpremote"), "connect", vb.port, "exec", code],
+                           capture_output=True, text=True, timeout=max(600, args.readouts))
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+        if p.returncode or not lines:
+            sys.exit(f"the readouts failed: {p.stdout[-800:]}{p.stderr[-800:]}")
+        result = json.loads(lines[-1])
+        result["timing"] = args.timing
+        result["wall_s"] = round(time.time() - t)
+        print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
