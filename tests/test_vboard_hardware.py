@@ -10,40 +10,14 @@ from vboard_fixtures import mpremote
 from gulo import board as pins
 from gulo.hx711 import DEFAULT_COUNTS_PER_G
 from nest.errors import NestError
+from nest.vboard.hx711_driver import hx711_driver
 from nest.world import DEFAULT_MASSES
 
 pytestmark = pytest.mark.board
 
 COUNTS_PER_G = DEFAULT_COUNTS_PER_G  # the virtual HX711's scale (docs/virtual-board.md)
 
-# A bit-banged HX711 driver as boards use it (after robert-hh's hx711_gpio): wait for DOUT low,
-# 24 data pulses plus 1 gain pulse (channel A, gain 128), interrupts off around each pulse.
-HX711_DRIVER = f"""
-import time
-from machine import Pin, disable_irq, enable_irq
-sck = Pin({pins.HX711_SCK}, Pin.OUT, value=0)
-dout = Pin({pins.HX711_DOUT[0]}, Pin.IN)
-
-def hx_read():
-    for _ in range(500):
-        if dout() == 0:
-            break
-        time.sleep_ms(1)
-    else:
-        raise OSError("Sensor does not respond")
-    v = 0
-    for _ in range(25):
-        s = disable_irq()
-        sck(1)
-        sck(0)
-        enable_irq(s)
-        v = (v << 1) | dout()
-    v >>= 1
-    return v - 0x1000000 if v > 0x7FFFFF else v
-
-def hx_median(n=15):
-    return sorted(hx_read() for _ in range(n))[n // 2]  # the HX711 spikes now and then
-"""
+HX711_DRIVER = hx711_driver()
 
 
 def run(board, code, timeout=60):

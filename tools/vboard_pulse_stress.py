@@ -15,6 +15,7 @@ pulses").
 
     .venv/bin/python tools/vboard_pulse_stress.py --readouts 5000
     .venv/bin/python tools/vboard_pulse_stress.py --hiccups 10
+    .venv/bin/python tools/vboard_pulse_stress.py --readouts 40 --power-down-us 1   # planted
 """
 
 import argparse
@@ -28,14 +29,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host_tools"))
 sys.path.insert(0, str(ROOT / "firmware"))
 
-from gulo import board as pins  # noqa: E402
+from nest.vboard.hx711_driver import hx711_driver  # noqa: E402
 from nest.vboard.launcher import VirtualBoard  # noqa: E402
 
-# Runs on the board. The model's write_sck is wrapped (inside the pin shim, so on ESP32 timing the
-# wrapper's own time is not board time) to see each pulse's high time as the model judges it.
+# Runs on the board after the driver (nest.vboard.hx711_driver). The model's write_sck is wrapped
+# (inside the pin shim, so on ESP32 timing the wrapper's own time is not board time) to see each
+# pulse's high time as the model judges it.
 READOUTS = """
-import json, time, _vbhw, _vbjs
-from machine import Pin, disable_irq, enable_irq
+import json, _vbhw, _vbjs
 hx = _vbhw.hx711
 write_sck = hx.write_sck
 held = getattr(hx, "_held_too_long", None)  # None: a model from before the split limit
@@ -51,23 +52,10 @@ def wrapped(v):
             downs.append(us)
     write_sck(v)
 hx.write_sck = wrapped
-sck = Pin({sck}, Pin.OUT, value=0)
-dout = Pin({dout}, Pin.IN)
 garbled = 0
 t = time.ticks_ms()
 for n in range({n}):
-    for _ in range(500):
-        if dout() == 0:
-            break
-        time.sleep_ms(1)
-    v = 0
-    for _ in range(25):
-        s = disable_irq()
-        sck(1)
-        sck(0)
-        enable_irq(s)
-        v = (v << 1) | dout()
-    if (v >> 1) & 0xFFFFF == 0xFFFFF:
+    if hx_read() & 0xFFFFF == 0xFFFFF:
         garbled += 1
 hx.write_sck = write_sck
 print(json.dumps({{"readouts": {n}, "power_downs": len(downs), "longest_us": downs[:20],
@@ -106,6 +94,8 @@ def main():
     ap.add_argument("--readouts", type=int, default=5000)
     ap.add_argument("--timing", choices=("esp32", "host"), default="esp32")
     ap.add_argument("--hiccups", type=float, metavar="S", help="measure the host's unseen stops instead")
+    ap.add_argument("--power-down-us", type=int, metavar="US",
+                    help="a planted chip: powers down past US us of any kind (the count must see it)")
     args = ap.parse_args()
     if args.hiccups:
         s = int(args.hiccups)
@@ -113,8 +103,11 @@ def main():
                              capture_output=True, text=True, check=True).stdout
         print(out.strip())
         return
-    code = READOUTS.format(sck=pins.HX711_SCK, dout=pins.HX711_DOUT[0], n=args.readouts)
-    with VirtualBoard(timing=args.timing) as vb:
+    code = hx711_driver() + READOUTS.format(n=args.readouts)
+    vb = VirtualBoard(timing=args.timing)
+    if args.power_down_us is not None:
+        vb.hw.update(hx711_power_down_us=args.power_down_us, hx711_host_noise_us=0)
+    with vb:
         t = time.time()
         print(f"{args.readouts} readouts on a virtual board ({args.timing} timing)...", file=sys.stderr)
         p = subprocess.run([str(ROOT / ".venv" / "bin" / "mpremote"), "connect", vb.port, "exec", code],
