@@ -39,16 +39,15 @@ READOUTS = """
 import json, _vbhw, _vbjs
 hx = _vbhw.hx711
 write_sck = hx.write_sck
-held = getattr(hx, "_held_too_long", None)  # None: a model from before the split limit
 hist, downs = {{}}, []
 def wrapped(v):
     if not v and hx.sck:
-        us = _vbjs.board_us() - hx.rise_cpu
+        us = _vbjs.sck_high_us()
         b = 0
         while (1 << b) < us:
             b += 1
         hist[b] = hist.get(b, 0) + 1
-        if held() if held else us > _vbhw.HX711_POWER_DOWN_US:
+        if hx._held_too_long():
             downs.append(us)
     write_sck(v)
 hx.write_sck = wrapped

@@ -433,6 +433,9 @@ function boardCpuUs() {
   cpuUs += hostCpu.step();
   return cpuUs;
 }
+const boardTotalUs = () => { if (clock) { clock.account(); return clock.boardUs; } return boardCpuUs() + sleptUs; };
+const boardFixedUs = () => (clock ? clock.boardUs - clock.stats.firmware_us : sleptUs);
+const sck = { fixed: 0, total: 0, limit: 0, margin: 0 };
 const jsApi = {
   config: () => JSON.stringify(cfg.hw || {}),
   seed: () => cfg.seed || 1,
@@ -452,11 +455,15 @@ const jsApi = {
   ticks_us: () => Math.floor((performance.now() - t0) * 1000) & 0x3fffffff,
   // Time the board really had: CPU time plus time blocked in sleeps, but not time the host
   // preempted us (a noisy machine must not stretch an HX711 clock pulse into a power-down).
-  board_us: () => { if (clock) { clock.account(); return Math.floor(clock.boardUs) % 1e9; } return Math.floor(boardCpuUs() + sleptUs) % 1e9; },
-  // The part of board_us that is not the firmware's bytecode (sleeps; on ESP32 timing also the
-  // shims' C calls, flash and LED time): known exactly, where the bytecode's is measured on a
-  // noisy host (the HX711 model judges the two apart, _vbhw.HX711).
-  board_fixed_us: () => Math.floor(clock ? clock.boardUs - clock.stats.firmware_us : sleptUs) % 1e9,
+  board_us: () => Math.floor(boardTotalUs()) % 1e9,
+  // The HX711's clock pulse (_vbhw.HX711): marked at its rising edge, judged at its falling one,
+  // one bridge call each (thousands a second). Held too long: past `limit` us of the time known
+  // exactly (sleeps; on ESP32 timing also the shims' C calls, flash and LEDs), or past
+  // limit + margin of board time with the firmware's bytecode, which is measured on a noisy host.
+  sck_limits: (limit, margin) => { sck.limit = limit; sck.margin = margin; },
+  sck_rise: () => { sck.fixed = boardFixedUs(); sck.total = boardTotalUs(); },
+  sck_held: () => (boardFixedUs() - sck.fixed > sck.limit || boardTotalUs() - sck.total > sck.limit + sck.margin ? 1 : 0),
+  sck_high_us: () => Math.floor(boardTotalUs() - sck.total),
   busy_us: (us) => {
     if (clock) { clock.account(); clock.charge(us); clock.pace(); return; } // the pacer waits it out
     const end = performance.now() + us / 1000; while (performance.now() < end) { /* ESP32 busy-waits short delays too */ }

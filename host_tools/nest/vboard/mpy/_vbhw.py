@@ -26,7 +26,7 @@ HX711_SPS = _cfg.get("hx711_sps", 80)
 # 10-24 % of them past 60 us (tools/bench_timing.py --hx711-pulses): the 2 ms stays there too.
 HX711_POWER_DOWN_US = _cfg.get("hx711_power_down_us", 2000)
 # That limit holds for the part of a pulse known exactly (sleeps; on ESP32 timing also the pin
-# calls' C cost, flash, LEDs: board_fixed_us). The firmware's bytecode part is host CPU time x the
+# calls' C cost, flash, LEDs). The firmware's bytecode part is host CPU time x the
 # factor, and this host stops a running thread for 0.1-4 ms several times a second where no
 # process can see it (no run-queue wait, no GC, no steal: `tools/vboard_pulse_stress.py
 # --hiccups`), which x 11.3 is 1-45 ms of board time (pulses of 10-29 ms were seen). So the whole
@@ -117,14 +117,13 @@ class HX711:
         self.t0 = _vbjs.world_ms()
         self.ready_at = self.t0 + self.period
         self.sck = 0
-        self.rise_cpu = 0
-        self.rise_fixed = 0
         self.reading = False
         self.pulses = 0
         self.last_edge_us = 0
         self.values = [0] * n
         self.gain = 128
         self.sample_t = 0
+        _vbjs.sck_limits(HX711_POWER_DOWN_US, HX711_HOST_NOISE_US)
 
     def world_changed(self):
         pass
@@ -152,24 +151,23 @@ class HX711:
             self.values[i] = raw & 0xFFFFFF
 
     def _held_too_long(self):
-        return (_vbjs.board_fixed_us() - self.rise_fixed > HX711_POWER_DOWN_US
-                or _vbjs.board_us() - self.rise_cpu > HX711_POWER_DOWN_US + HX711_HOST_NOISE_US)
+        # both limits, judged in board.mjs (sck_held) from the marks sck_rise made
+        return _vbjs.sck_held()
 
     def write_sck(self, v):
         if v and not self.sck:
             self.sck = 1
-            self.rise_fixed = _vbjs.board_fixed_us()
-            self.rise_cpu = _vbjs.board_us()
             self._finish()
             if not self.reading:
                 now = _vbjs.world_ms()
                 if now < self.ready_at or world().unplugged:
+                    _vbjs.sck_rise()
                     return  # not ready: the pulse clocks nothing out
                 self._latch(now)
                 self.reading = True
             self.pulses += 1
             self.last_edge_us = _vbjs.ticks_us()
-            self.rise_cpu = _vbjs.board_us()  # the model's own work is not the pulse's length
+            _vbjs.sck_rise()  # after the model's own work, which is not the pulse's length
         elif not v and self.sck:
             held_too_long = self._held_too_long()
             self.sck = 0
