@@ -59,11 +59,13 @@ def test_worst_case_flash_and_leds_from_the_datasheets():
 
 def host_cpu_steps(readings):
     """HostCpu fed scripted clocks: each reading [wall us, waited us, process CPU us, heap bytes]
-    (cumulative, as the host's are); returns the us it counts at each step."""
-    return model("(() => { const r = " + json.dumps(readings) + "; let cur; "
-                 "const h = new m.HostCpu({ wallUs: () => cur[0], waitedUs: () => cur[1], "
-                 "cpuUs: () => cur[2], heapBytes: () => cur[3] }); "
-                 "return r.map((x) => { cur = x; return h.step(); }); })()")
+    (cumulative, as the host's are), optionally [..., wall us, CPU us] once its own reads are done
+    (a second read of either gives these); returns the us it counts at each step."""
+    return model("(() => { const r = " + json.dumps(readings) + "; let cur, nw, nc; "
+                 "const h = new m.HostCpu({ wallUs: () => cur[nw++ ? 4 : 0] ?? cur[0], "
+                 "waitedUs: () => cur[1], cpuUs: () => cur[nc++ ? 5 : 2] ?? cur[2], "
+                 "heapBytes: () => cur[3] }); "
+                 "return r.map((x) => { cur = x; nw = 0; nc = 0; return h.step(); }); })()")
 
 
 def test_host_cpu_counts_only_what_the_board_thread_ran():
@@ -105,6 +107,22 @@ def test_host_cpu_short_steps_count_their_wall_time_at_most_and_the_next_long_on
         [4560, 3000, 4560, heap - 1_998_000],  # and the one after counts again: 100
     ])
     assert steps == [0, 10, 20, 10, 20, 0, 100]
+
+
+def test_host_cpu_leaves_its_own_reads_out_once():
+    # A long step's reads (the wait, the heap, the CPU again) cost the clock a few us: not the
+    # firmware's, so the next step starts after them; a preemption in the middle of them is in
+    # the wait, and is not taken off a second time.
+    heap = 5_000_000
+    steps = host_cpu_steps([
+        [1000, 0, 0, heap],
+        [1100, 0, 100, heap, 1105, 105],           # ran 100 us; its reads took 5 more
+        [1205, 0, 205, heap],                      # 100 us of wall after them: 100
+        [1305, 0, 305, heap, 4310, 310],           # ran 100; preempted 3 ms in the middle of the reads
+        [4410, 3000, 410, heap],                   # the wait read now: 100 ran since the reads
+        [4510, 3000, 510, heap],                   # and on: 100
+    ])
+    assert steps == [0, 100, 100, 100, 100, 100]
 
 
 def test_the_board_runs_at_the_calibrated_factor(vboard_factory):
