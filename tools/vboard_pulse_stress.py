@@ -27,7 +27,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host_tools"))
-sys.path.insert(0, str(ROOT / "firmware"))
 
 from nest.vboard.hx711_driver import hx711_driver  # noqa: E402
 from nest.vboard.launcher import VirtualBoard  # noqa: E402
@@ -62,29 +61,18 @@ print(json.dumps({{"readouts": {n}, "power_downs": len(downs), "longest_us": dow
                   "high_us_log2": sorted(hist.items())}}))
 """
 
-# Runs in Node: the virtual board's own clock sources, in a loop that allocates nothing per pass.
+# Runs in Node: the virtual board's own clock sources (timing.mjs, hostClocks), read in a loop.
 HICCUPS = """
-import fs from "node:fs";
-import v8 from "node:v8";
-const fd = fs.openSync("/proc/thread-self/schedstat", "r"), buf = Buffer.alloc(96);
-function waitedNs() {
-  fs.readSync(fd, buf, 0, buf.length, 0);
-  let i = 0, v = 0;
-  while (buf[i] !== 32) i++;
-  for (i++; buf[i] !== 32; i++) v = v * 10 + buf[i] - 48;
-  return v;
-}
-const end = performance.now() + %d * 1000, hist = {};
-let wall = performance.now(), waited = waitedNs(), heap = v8.getHeapStatistics().used_heap_size;
-let passes = 0, gcs = 0;
-while (wall < end) {
-  const w = performance.now(), q = waitedNs(), h = v8.getHeapStatistics().used_heap_size;
-  const ran = (w - wall) * 1000 - (q - waited) / 1000;
+const {{ hostClocks }} = await import({url!r});
+const c = hostClocks(), end = c.wallUs() + {s} * 1e6, hist = {{}};
+let wall = c.wallUs(), waited = c.waitedUs(), heap = c.heapBytes(), passes = 0, gcs = 0;
+while (wall < end) {{
+  const w = c.wallUs(), q = c.waitedUs(), h = c.heapBytes(), ran = (w - wall) - (q - waited);
   if (h < heap) gcs++;
-  else if (ran > 100) { const b = Math.ceil(Math.log2(ran)); hist[b] = (hist[b] || 0) + 1; }
+  else if (ran > 100) {{ const b = Math.ceil(Math.log2(ran)); hist[b] = (hist[b] || 0) + 1; }}
   wall = w; waited = q; heap = h; passes++;
-}
-console.log(JSON.stringify({ seconds: %d, passes, gc_steps: gcs, stopped_us_log2: hist }));
+}}
+console.log(JSON.stringify({{ seconds: {s}, passes, gc_steps: gcs, stopped_us_log2: hist }}));
 """
 
 
@@ -98,7 +86,8 @@ def main():
     args = ap.parse_args()
     if args.hiccups:
         s = int(args.hiccups)
-        out = subprocess.run(["node", "--input-type=module", "-e", HICCUPS % (s, s)],
+        url = (ROOT / "host_tools" / "nest" / "vboard" / "timing.mjs").as_uri()
+        out = subprocess.run(["node", "--input-type=module", "-e", HICCUPS.format(url=url, s=s)],
                              capture_output=True, text=True, check=True).stdout
         print(out.strip())
         return

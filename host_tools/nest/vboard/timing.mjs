@@ -78,7 +78,8 @@ const SHORT_STEP_US = 50;
 // The most a long step's own reads are taken to cost (about 3 us here: schedstat 2.3, the heap 0.5).
 const READS_MAX_US = 20;
 
-function hostClocks() {
+// The host's clocks HostCpu reads (also tools/vboard_pulse_stress.py --hiccups).
+export function hostClocks() {
   let fd = -1;
   try { fd = fs.openSync("/proc/thread-self/schedstat", "r"); } catch { /* not Linux */ }
   const buf = Buffer.alloc(96);

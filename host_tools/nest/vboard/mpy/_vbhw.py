@@ -169,9 +169,8 @@ class HX711:
             self.last_edge_us = _vbjs.ticks_us()
             _vbjs.sck_rise()  # after the model's own work, which is not the pulse's length
         elif not v and self.sck:
-            held_too_long = self._held_too_long()
             self.sck = 0
-            if held_too_long:
+            if self._held_too_long():
                 # powered down, and back up now: gain 128, data after settling (4 conversions)
                 self.reading = False
                 self.pulses = 0
