@@ -1,8 +1,9 @@
 """ESP32 timing on the virtual board (host_tools/nest/vboard/timing.mjs): the cost model's arithmetic,
 and on a running board that the board clock is charged what the model says and the wall clock is
 held back to it. Never timed against the wall clock from above: only lower bounds (a noisy machine
-can only add time) and the clock's own counters. The flash, CPU and REPL checks are also run on a
-planted fault (a board without the cost, a board at factor 1, the old Ctrl-C drain: by hand)."""
+can only add time) and the clock's own counters. The flash and CPU checks are also run on a
+planted fault (a board without the cost, a board at factor 1), and the host-CPU rules each taken out
+of a copy of timing.mjs (the REPL's old Ctrl-C drain was planted by hand)."""
 
 import json
 import subprocess
@@ -18,9 +19,10 @@ pytestmark = pytest.mark.board
 TIMING_MJS = Path(__file__).resolve().parent.parent / "host_tools" / "nest" / "vboard" / "timing.mjs"
 
 
-def model(expr):
-    """Evaluate a JS expression with timing.mjs imported as `m`; returns its JSON value."""
-    js = f"import('{TIMING_MJS.as_uri()}').then(m => console.log(JSON.stringify({expr})))"
+def model(expr, timing_mjs=TIMING_MJS):
+    """Evaluate a JS expression with timing.mjs (or `timing_mjs`) imported as `m`; returns its
+    JSON value."""
+    js = f"import('{Path(timing_mjs).as_uri()}').then(m => console.log(JSON.stringify({expr})))"
     return json.loads(subprocess.run(["node", "-e", js], check=True, capture_output=True, text=True).stdout)
 
 
@@ -57,7 +59,7 @@ def test_worst_case_flash_and_leds_from_the_datasheets():
     assert model("m.WS2812_US_PER_BYTE") * 3 == 30  # 24 bits at 800 kHz: 30 us per LED
 
 
-def host_cpu_steps(readings):
+def host_cpu_steps(readings, timing_mjs=TIMING_MJS):
     """HostCpu fed scripted clocks: each reading [wall us, waited us, process CPU us, heap bytes]
     (cumulative, as the host's are), optionally [..., wall us, CPU us] once its own reads are done
     (a second read of either gives these); returns the us it counts at each step."""
@@ -65,64 +67,90 @@ def host_cpu_steps(readings):
                  "const h = new m.HostCpu({ wallUs: () => cur[nw++ ? 4 : 0] ?? cur[0], "
                  "waitedUs: () => cur[1], cpuUs: () => cur[nc++ ? 5 : 2] ?? cur[2], "
                  "heapBytes: () => cur[3] }); "
-                 "return r.map((x) => { cur = x; nw = 0; nc = 0; return h.step(); }); })()")
+                 "return r.map((x) => { cur = x; nw = 0; nc = 0; return h.step(); }); })()", timing_mjs)
 
 
-def test_host_cpu_counts_only_what_the_board_thread_ran():
-    heap = 5_000_000
-    steps = host_cpu_steps([
-        [1000, 0, 500, heap],
-        [1100, 0, 1300, heap + 100],      # 100 us ran while V8's helpers used 700 more: 100
-        [4100, 3000, 3300, heap + 200],   # preempted 3 ms while a helper ran 2 ms: nothing
-        [9100, 3000, 3310, heap + 300],   # slept 5 ms (wall, no CPU): the CPU's 10 us
-        [9500, 3000, 3710, heap - 2_000_000],  # a 400 us scavenge (the heap shrank): nothing
-        [9600, 3000, 3810, heap - 1_999_900],  # and the next step counts again: 100
-    ])
-    assert steps == [0, 100, 0, 10, 0, 100]
+HEAP = 5_000_000
 
-
-def test_host_cpu_takes_a_preemption_off_once_whichever_read_it_falls_between():
+# Scripted clocks and what HostCpu must count at each step, one scenario each.
+HOST_CPU_CASES = {
+    # only what the board thread ran: not V8's helper threads, a preemption or a collection
+    "own thread": ([
+        [1000, 0, 500, HEAP],
+        [1100, 0, 1300, HEAP + 100],      # 100 us ran while V8's helpers used 700 more: 100
+        [4100, 3000, 3300, HEAP + 200],   # preempted 3 ms while a helper ran 2 ms: nothing
+        [9100, 3000, 3310, HEAP + 300],   # slept 5 ms (wall, no CPU): the CPU's 10 us
+        [9500, 3000, 3710, HEAP - 2_000_000],  # a 400 us scavenge (the heap shrank): nothing
+        [9600, 3000, 3810, HEAP - 1_999_900],  # and the next step counts again: 100
+    ], [0, 100, 0, 10, 0, 100]),
     # the thread is preempted for 2.9 ms after the wall clock was read and before the wait was:
     # that step sees the wait but not the wall time, the next the wall time but not the wait
-    heap = 5_000_000
-    steps = host_cpu_steps([
-        [1000, 0, 0, heap],
-        [1060, 2900, 2960, heap],         # ran 60 us (a helper thread 2.9 ms), the wait already seen
-        [3970, 2900, 4980, heap],         # 2.91 ms of wall, 2.9 ms of it that wait; a helper ran 2 ms
-    ])
-    assert steps == [0, 0, 70]  # 70 us ran in all: counted once, late, and nothing of the helpers'
-
-
-def test_host_cpu_short_steps_count_their_wall_time_at_most_and_the_next_long_one_settles_up():
+    "preemption between the reads": ([
+        [1000, 0, 0, HEAP],
+        [1060, 2900, 2960, HEAP],         # ran 60 us (a helper thread 2.9 ms), the wait already seen
+        [3970, 2900, 4980, HEAP],         # 2.91 ms of wall, 2.9 ms of it that wait; a helper ran 2 ms
+    ], [0, 0, 70]),  # 70 us ran in all: counted once, late, and nothing of the helpers'
     # Steps under 50 us read neither the wait nor the heap; what they missed is taken off at the
     # next step that does (a wait), or that step counts nothing (a collection).
-    heap = 5_000_000
-    steps = host_cpu_steps([
-        [1000, 0, 0, heap],
-        [1010, 0, 2010, heap],            # 10 us, a helper ran 2 ms: 10
-        [1030, 0, 2030, heap],            # 20 us: 20 (a 3 ms wait began here, not yet read)
-        [4040, 3000, 4040, heap],         # 3.01 ms of wall, 3 ms of it waiting, a helper 2 ms: 10
-        [4060, 3000, 4060, heap - 2_000_000],  # short, a collection's heap not read: 20
-        [4460, 3000, 4460, heap - 1_999_000],  # the next long step sees the shrink: nothing
-        [4560, 3000, 4560, heap - 1_998_000],  # and the one after counts again: 100
-    ])
-    assert steps == [0, 10, 20, 10, 20, 0, 100]
-
-
-def test_host_cpu_leaves_its_own_reads_out_once():
+    "short steps": ([
+        [1000, 0, 0, HEAP],
+        [1010, 0, 2010, HEAP],            # 10 us, a helper ran 2 ms: 10
+        [1030, 0, 2030, HEAP],            # 20 us: 20 (a 3 ms wait began here, not yet read)
+        [4040, 3000, 4040, HEAP],         # 3.01 ms of wall, 3 ms of it waiting, a helper 2 ms: 10
+        [4060, 3000, 4060, HEAP - 2_000_000],  # short, a collection's heap not read: 20
+        [4460, 3000, 4460, HEAP - 1_999_000],  # the next long step sees the shrink: nothing
+        [4560, 3000, 4560, HEAP - 1_998_000],  # and the one after counts again: 100
+    ], [0, 10, 20, 10, 20, 0, 100]),
     # A long step's reads (the wait, the heap, the CPU again) cost the clock a few us: not the
     # firmware's, so the next step starts after them; a preemption in the middle of them is in
     # the wait, and is not taken off a second time.
-    heap = 5_000_000
-    steps = host_cpu_steps([
-        [1000, 0, 0, heap],
-        [1100, 0, 100, heap, 1105, 105],           # ran 100 us; its reads took 5 more
-        [1205, 0, 205, heap],                      # 100 us of wall after them: 100
-        [1305, 0, 305, heap, 4310, 310],           # ran 100; preempted 3 ms in the middle of the reads
-        [4410, 3000, 410, heap],                   # the wait read now: 100 ran since the reads
-        [4510, 3000, 510, heap],                   # and on: 100
-    ])
-    assert steps == [0, 100, 100, 100, 100, 100]
+    "its own reads": ([
+        [1000, 0, 0, HEAP],
+        [1100, 0, 100, HEAP, 1105, 105],           # ran 100 us; its reads took 5 more
+        [1205, 0, 205, HEAP],                      # 100 us of wall after them: 100
+        [1305, 0, 305, HEAP, 4310, 310],           # ran 100; preempted 3 ms in the middle of the reads
+        [4410, 3000, 410, HEAP],                   # the wait read now: 100 ran since the reads
+        [4510, 3000, 510, HEAP],                   # and on: 100
+    ], [0, 100, 100, 100, 100, 100]),
+}
+
+
+@pytest.mark.parametrize("case", HOST_CPU_CASES)
+def test_host_cpu_counts_only_what_the_board_thread_ran(case):
+    readings, counted = HOST_CPU_CASES[case]
+    assert host_cpu_steps(readings) == counted
+
+
+# Each fault is one rule of HostCpu.step taken out (a line of timing.mjs, as shipped -> planted);
+# the scripted cases above must catch every one (found by hand on 2026-11-26, kept here).
+HOST_CPU_FAULTS = {
+    "no run-queue wait": ("const ran = wall - src.waitedUs(),", "const ran = wall - 0 * src.waitedUs(),"),
+    "no collection rule": ("this.wall && heap >= this.heap ?", "this.wall ?"),
+    "no kept maximum": ("this.ran = Math.max(this.ran, ran) + reads;", "this.ran = ran + reads;"),
+    "capped by the wall clock (the old formula)": (
+        "Math.min(cpu - this.cpu, ran - this.ran)) : 0;",
+        "Math.min(cpu - this.cpu, wall - this.wall)) : 0;"),
+    "no short steps": ("if (this.wall && wall - this.wall < SHORT_STEP_US) {", "if (false) {"),
+    "short steps do not advance": ("this.ran += wall - this.wall;\n", ""),
+    "its reads counted (the next step starts before them)": (
+        "const end = src.wallUs(), reads = Math.max(0, Math.min(end - wall, cpu2 - cpu, READS_MAX_US));\n"
+        "    this.cpu = cpu2;",
+        "const end = wall, reads = 0;\n    this.cpu = cpu;"),
+    "its reads taken off by their wall time": ("Math.min(end - wall, cpu2 - cpu, READS_MAX_US)",
+                                               "Math.min(end - wall, READS_MAX_US)"),
+}
+
+
+@pytest.mark.parametrize("fault", HOST_CPU_FAULTS)
+def test_the_host_cpu_cases_fail_on_a_planted_fault(tmp_path, fault):
+    shipped, planted = HOST_CPU_FAULTS[fault]
+    src = TIMING_MJS.read_text()
+    assert src.count(shipped) == 1, f"the planted fault no longer matches timing.mjs: {shipped!r}"
+    mutant = tmp_path / "timing.mjs"
+    mutant.write_text(src.replace(shipped, planted))
+    missed = [case for case, (readings, counted) in HOST_CPU_CASES.items()
+              if host_cpu_steps(readings, mutant) != counted]
+    assert missed, f"no scripted case catches {fault!r}"
 
 
 def test_the_board_runs_at_the_calibrated_factor(vboard_factory):
