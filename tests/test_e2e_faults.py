@@ -66,6 +66,15 @@ def test_sensor_faults_are_shown_without_false_alarms(nest):
     assert seen["after"] == "success"
 
 
+def test_a_phase_that_never_comes_is_reported_with_the_boards_state(nest):
+    # A nest that waits for the weigher says nothing: the failure names what the board and the
+    # world said then (CI once saw 30 s of silence after `new`, and nothing to go on).
+    nest.new(2, "standard", 5)
+    with pytest.raises(AssertionError, match=r"no attempt phase: not seen within 1.0 s.*; status: \{.*'phase': "
+                                             r"'pick'.*; sensors: \{.*'at_rest': .*; world: \{.*; board log: "):
+        nest.wait_phase("attempt", timeout=1.0)
+
+
 def test_deploys_cut_at_random_points_boot_one_tree_whole_and_the_next_completes(tmp_path):
     rng = random.Random(5)
     with deploy_board(tmp_path) as (board, trees):

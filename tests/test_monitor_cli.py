@@ -8,15 +8,26 @@ import time
 import pytest
 from nest_console_fixtures import NEST, fresh_game, nest_cli
 
+from gulo import board as pins
 from gulo.rules import deal
 
 pytestmark = pytest.mark.board
 
 
-def click(board, button):
-    board.control.press(button)
-    time.sleep(0.15)
-    board.control.release(button)
+def reveal_first_tile(board, timeout=10.0):
+    """Reveal held down until path tile 1's LED lights (the monitor owns the console): a fixed
+    150 ms press was once lost in CI, the host starving the virtual board for longer than it was
+    held, so that the press and the release reached the board in one poll."""
+    tile = pins.LED_PATH_FIRST
+    hidden = board.control.leds()[tile]
+    board.control.press("REVEAL")
+    try:
+        end = time.monotonic() + timeout
+        while board.control.leds()[tile] == hidden:
+            assert time.monotonic() < end, f"REVEAL held {timeout} s and tile 1's LED never changed"
+            time.sleep(0.05)
+    finally:
+        board.control.release("REVEAL")
 
 
 def start_monitor(board, *extra):
@@ -30,7 +41,7 @@ def test_monitor_follows_a_turn_readably_and_as_json(nest_board):
     path, _deck = deal(11)
     fresh_game(nest_board, seed=11)
     proc = start_monitor(nest_board, "--seconds", "9")
-    click(nest_board, "REVEAL")
+    reveal_first_tile(nest_board)
     time.sleep(1.0)
     nest_board.control.take(path[0])
     out, err = proc.communicate(timeout=30)

@@ -274,12 +274,30 @@ class NestUnderTest:
     def wait_phase(self, phase=None, timeout=30.0):
         """Until the nest is ready for a pick or an attempt (`phase` to insist on one)."""
         if self.phase is None or (phase and self.phase[0] != phase):
-            self.wait(lambda ev: self.phase is not None and (phase is None or self.phase[0] == phase),
-                      timeout)
+            try:
+                self.wait(lambda ev: self.phase is not None and (phase is None or self.phase[0] == phase),
+                          timeout)
+            except AssertionError as e:
+                raise AssertionError(f"no {phase or 'ready'} phase: {e}; {self.why_not_ready()}") from None
         if self.phase[1] != self.game.turn or self.phase[2] != self.game.demand:
             raise Mismatch(f"phase note {self.phase} but the host's turn {self.game.turn}, "
                            f"demand {self.game.demand}")
         return self.phase
+
+    def why_not_ready(self):
+        """What the board and its world say when the nest never got ready (a quiet nest waits
+        for the weigher at rest without a word): for a failure's message."""
+        parts = []
+        for cmd in ("status", "sensors"):
+            try:
+                parts.append(f"{cmd}: {self.ask(cmd, timeout=5.0)}")
+            except AssertionError:
+                parts.append(f"{cmd}: no answer in 5 s")
+        try:
+            parts.append(f"world: {self.ctl.world()}")
+        except Exception as e:  # noqa: BLE001 - a message about a failure must not fail itself
+            parts.append(f"world: {e}")
+        return "; ".join(parts) + f"; board log: {self.board.log_path}"
 
     def next_action(self, timeout=30.0):
         """Until the board reports its next action; returns (action, outcome)."""
