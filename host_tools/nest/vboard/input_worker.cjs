@@ -41,7 +41,11 @@ for (;;) {
     if (have.length < 5 + len) break;
     const kind = String.fromCharCode(have[0]);
     const payload = have.subarray(5, 5 + len);
-    ringWrite(kind === "C" ? control : serial, payload);
+    // A control line is stamped with when it came (this thread's ms, "@<ms> " before the JSON):
+    // the main thread may be stalled by the host while lines pile up, and a button's release must
+    // still come as long after its press as it did here (board.mjs, queuePin).
+    if (kind === "C") ringWrite(control, Buffer.concat([Buffer.from(`@${performance.now().toFixed(3)} `), payload]));
+    else ringWrite(serial, payload);
     have = have.subarray(5 + len);
     woke = true;
   }
