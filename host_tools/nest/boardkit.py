@@ -287,7 +287,7 @@ class NestUnderTest:
     def why_not_ready(self):
         """What the board and its world say when the nest never got ready (a quiet nest waits
         for the weigher at rest without a word): for a failure's message."""
-        parts = []
+        parts = [f"the last lines before: {self.seen[-12:]}"]
         for cmd in ("status", "sensors"):
             try:
                 parts.append(f"{cmd}: {self.ask(cmd, timeout=5.0)}")
