@@ -70,8 +70,9 @@ def test_a_phase_that_never_comes_is_reported_with_the_boards_state(nest):
     # A nest that waits for the weigher says nothing: the failure names what the board and the
     # world said then (CI once saw 30 s of silence after `new`, and nothing to go on).
     nest.new(2, "standard", 5)
-    with pytest.raises(AssertionError, match=r"no attempt phase: not seen within 1.0 s.*; status: \{.*'phase': "
-                                             r"'pick'.*; sensors: \{.*'at_rest': .*; world: \{.*; board log: "):
+    said = (r"no attempt phase: not seen within 1.0 s.*; the last lines before: \[.*; status: \{.*"
+            r"'phase': 'pick'.*; sensors: \{.*'at_rest': .*; world: \{.*; board log: ")
+    with pytest.raises(AssertionError, match=said):
         nest.wait_phase("attempt", timeout=1.0)
 
 

@@ -94,12 +94,13 @@ class TurnFlow:
         self.back = SETTLE          # where end_calibration() goes after CALIBRATE
         self.relearn()
 
-    def relearn(self):
+    def relearn(self, keep_noise=True):
         """Let the weigher learn the nest anew (at boot, after a calibration) as the game says it
         holds it (eggs in the bag after a power cut are rightly out); once it has, the bowl is
         weighed against the game (_check_nest), which asks for whatever differs. Without a tare,
-        a game under way (a tile face up) needs the family's word on a full nest first."""
-        self.weigher.reset(self.bag_grams())
+        a game under way (a tile face up) needs the family's word on a full nest first. The
+        cell's noise is kept unless `keep_noise` is False (a calibration changed the scale)."""
+        self.weigher.reset(self.bag_grams(), keep_noise)
         self.checking = self.game
         self.checked_g = None
         g = self.game
@@ -279,7 +280,7 @@ class TurnFlow:
         if masses is not None:
             self.weigher.set_masses(masses)
         self.phase = self.back
-        self.relearn()
+        self.relearn(keep_noise=masses is None)  # a calibration done: grams on a new scale
         return self.tick(t_ms)
 
     # ---- the nest --------------------------------------------------------------------------------------

@@ -164,6 +164,8 @@ class Weigher:
         self._s2 = -1          # ... and of their squares (-1: add the window up afresh)
         self._sigb = 2 * _S    # sigma and the quiet limit on the window's variance (x w^2),
         self._qv = 0           # kept while busy: the noise is learned only at rest and at start
+        self.ready = False     # (reset() reads it: nothing learned yet)
+        self._mad16 = 0
         self.set_masses(masses or DEFAULT_MASSES)
         self.pole_g = pole_g
         self._pole16 = int(pole_g * 100 * _S)
@@ -191,10 +193,18 @@ class Weigher:
         self._zero = self._acc // 2                 # back at the old level
         self.masses = dict(masses)
 
-    def reset(self, missing_g=0):
+    def reset(self, missing_g=0, keep_noise=True):
         """Forget the nest: the next samples at rest are learned as the full nest, less
-        `missing_g` (eggs the game says are out of the nest: a game resumed mid-round)."""
+        `missing_g` (eggs the game says are out of the nest: a game resumed mid-round). The
+        noise learned at rest is kept unless `keep_noise` is False (a new scale: a calibration)."""
         self._missing16 = int(missing_g * 100 * _S)
+        # The noise learned at rest survives, as the rate does: the HX711 and the cell are the
+        # same. Learned again at the start, it came from whatever moved then: a hand pressing
+        # the eggs just after the family's word (Reveal) rocked 2-4 g over 0.3 s in steps of
+        # 0.5-2 g, which passed for noise of 1-2 g; the start then took that hand for a calm
+        # nest, learned its weight as the full nest, and when it left named a purple egg out
+        # (the power-cut drill, 2026-11-26; firmware/tests/test_weigher_start.py).
+        self._mad_kept = self._mad16 if self.ready and keep_noise else 0
         self._state = _INIT
         self.ready = False     # _state != _INIT, kept with it (see "queries for the firmware")
         self.at_rest = False   # _state == _IDLE, likewise
@@ -224,7 +234,7 @@ class Weigher:
         self._free = False     # the last window was a free ring's calm (_RING_SD) ...
         self._free16 = 0       # ... about this level
         self._q_free = False   # the quiet run began on such a calm: its verdicts wait a hold out
-        self._mad16 = 0        # median |dx| between raw samples, in 1/16 cg
+        self._mad16 = self._mad_kept  # median |dx| between raw samples, in 1/16 cg
         self._level16 = 0
         self._full16 = 0
         self._pole_level = self._pole_now
@@ -367,9 +377,10 @@ class Weigher:
             self._n = n + 1   # only counts the start (an ever-growing int would allocate)
         buf = self._buf
         i = self._i
-        if st == _INIT and n > 0:
-            # a quick start: mean |dy| of the spike-free (median of 3) samples, scaled to the
-            # median |dx| of raw gaussian noise (E|dy| = 0.397 sigma, median |dx| = 0.954 sigma).
+        if st == _INIT and n > 0 and not self._mad_kept:
+            # a quick start (unless the noise is known from a rest before a reset()): mean |dy|
+            # of the spike-free (median of 3) samples, scaled to the median |dx| of raw
+            # gaussian noise (E|dy| = 0.397 sigma, median |dx| = 0.954 sigma).
             # Raw |dx| let one spike in the first samples pass for seconds of loud noise.
             d = y - buf[i - 1]
             if d < 0:
@@ -510,7 +521,7 @@ class Weigher:
             late = ((t_ms - self._t_init + _HALF) & _WRAP) - _HALF > _T_INIT_MAX
             if self._n > w and (far or not quiet) and not late:
                 self._n = 1
-                self._mad16 = 0
+                self._mad16 = self._mad_kept
                 self._t_learn = t_ms
                 return None
             age = ((t_ms - self._t_learn + _HALF) & _WRAP) - _HALF

@@ -247,8 +247,8 @@ def test_uncalibrated_a_new_game_from_the_menu_still_needs_the_full_nest_confirm
 class Unconfirmed(TurnFlow):
     """Planted fault: the uncalibrated resume of before, which learns the bowl as the game's."""
 
-    def relearn(self):
-        TurnFlow.relearn(self)
+    def relearn(self, keep_noise=True):
+        TurnFlow.relearn(self, keep_noise)
         self.word = None
 
 
@@ -268,8 +268,8 @@ def test_planted_fault_an_uncalibrated_resume_that_trusts_the_bowl_stalls_after_
 class Trusting(TurnFlow):
     """Planted fault: the relearn of before the check, which takes the bowl for the game's nest."""
 
-    def relearn(self):
-        self.weigher.reset(self.bag_grams())
+    def relearn(self, keep_noise=True):
+        self.weigher.reset(self.bag_grams(), keep_noise)
 
 
 def test_planted_fault_a_relearn_that_trusts_the_nest_goes_on_with_the_wrong_nest():
