@@ -8,6 +8,7 @@ waiting for the first player (calibration left, stream off).
 `nest_cli(board, *args, **kw)`: runs the real `nest` console script against the board's port.
 """
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -21,11 +22,12 @@ from nest.boardconsole import BoardConsole
 NEST = Path(sys.executable).with_name("nest")
 
 
-@pytest.fixture(scope="session")
-def nest_board(tmp_path_factory):
+@contextlib.contextmanager
+def app_board_in(folder):
+    """The nest firmware on a virtual board (host timing) on `folder`/flash, its log beside it,
+    reset and running (its `ready` line seen); stopped afterwards."""
     import serial
 
-    folder = tmp_path_factory.mktemp("nest-board")
     board = start_app_board(folder / "flash", baud=0, headless=True, timing="host",
                             log_path=folder / "vboard.log")
     try:
@@ -35,6 +37,12 @@ def nest_board(tmp_path_factory):
         yield board
     finally:
         board.stop()
+
+
+@pytest.fixture(scope="session")
+def nest_board(tmp_path_factory):
+    with app_board_in(tmp_path_factory.mktemp("nest-board")) as board:
+        yield board
 
 
 def fresh_game(board, seed=11, players=2):

@@ -12,11 +12,9 @@ import threading
 import time
 
 import pytest
-import serial
-from nest_console_fixtures import fresh_game
+from nest_console_fixtures import app_board_in, fresh_game
 
 from gulo import board as pins
-from nest.appboard import Console, start_app_board
 from nest.vboard import launcher
 
 pytestmark = pytest.mark.board
@@ -46,17 +44,13 @@ def app_board(request, tmp_path_factory):
         # beside the original, so that its imports (siblings, node_modules) resolve the same
         mjs = launcher.BOARD_MJS.with_name(f".planted-{request.param}-{os.getpid()}.mjs")
         mjs.write_text(src.replace(shipped, planted))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(launcher, "BOARD_MJS", mjs)
-        board = start_app_board(folder / "flash", baud=0, headless=True, timing="host",
-                                log_path=folder / "vboard.log")
     try:
-        with serial.Serial(board.port, 115200, timeout=0.1) as port:
-            board.control.reset()
-            Console(port).wait(lambda ev: ev.get("ev") == "ready")
-        yield board, request.param
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(launcher, "BOARD_MJS", mjs)   # read when the board starts
+            with app_board_in(folder) as board:
+                mp.undo()
+                yield board, request.param
     finally:
-        board.stop()
         if mjs != launcher.BOARD_MJS:
             mjs.unlink()
 
