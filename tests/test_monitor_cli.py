@@ -15,9 +15,10 @@ pytestmark = pytest.mark.board
 
 
 def reveal_first_tile(board, timeout=10.0):
-    """Reveal held down until path tile 1's LED lights (the monitor owns the console): a fixed
-    150 ms press was once lost in CI, the host starving the virtual board for longer than it was
-    held, so that the press and the release reached the board in one poll."""
+    """Reveal held down until path tile 1's LED lights (the monitor owns the console). A fixed
+    150 ms press was once lost in CI: most likely the host stopped the virtual board for longer
+    than the press, and the press and the release reached the VM in one poll (the board now holds
+    a press that long: tests/test_vboard_presses.py)."""
     tile = pins.LED_PATH_FIRST
     hidden = board.control.leds()[tile]
     board.control.press("REVEAL")

@@ -200,8 +200,8 @@ class Weigher:
         self._missing16 = int(missing_g * 100 * _S)
         # The noise learned at rest survives, as the rate does: the HX711 and the cell are the
         # same. Learned again at the start, it came from whatever moved then: a hand pressing
-        # the eggs just after the family's word (Reveal) rocked 2-4 g over 0.3 s in steps of
-        # 0.5-2 g, which passed for noise of 1-2 g; the start then took that hand for a calm
+        # the eggs just after the family's word (Reveal) rocked 2-4 g for 0.75 s in steps of
+        # 0.5-2 g a sample, which passed for noise of 1-2 g; the start then took that hand for a calm
         # nest, learned its weight as the full nest, and when it left named a purple egg out
         # (the power-cut drill, 2026-11-26; firmware/tests/test_weigher_start.py).
         self._mad_kept = self._mad16 if self.ready and keep_noise else 0
