@@ -1,27 +1,62 @@
 """Planted faults for firmware/tests/test_weigher_putback.py (an egg lifted clear and put back is
 weighed back before the next take), which a constant cannot plant: the shipped gulo/weigher.py
-with one line changed must fail a check the shipped one passes."""
+with one line changed must fail a check the shipped one passes. One check runs a session of the
+fourth model (the pole's settle taken for a verdict), where that bug was found."""
 
 import pytest
 from test_weigh_sums import planted
 from weigher_versions import firmware_tests
 
-RULE = "        if (k >= _T_ADD and self._w >= 6 and self.out > 0 and self._last16 > tol\n"
+RULE = "        if (k >= _T_ADD and self._w >= 6 and self.out > 0 and self._pole_level == self._pole_now\n"
+EGG = "                and -tol < delta + self._last16 < tol and self._egg(self._last16)):\n"
 
 # (what goes wrong, the shipped text, the planted text, the check that must fail)
 FAULTS = {
     "no rule: one egg back waits the long calm (the weigher before)":
-        (RULE, "        if (False and self.out > 0 and self._last16 > tol\n", "put_back_failures"),
+        (RULE, "        if (False and self._pole_level == self._pole_now\n", "put_back_failures"),
     "no wait: a hand resting with the egg's weight is the egg back at once":
-        (RULE, "        if (self._w >= 6 and self.out > 0 and self._last16 > tol\n", "rest_failures"),
+        (RULE, "        if (self._w >= 6 and self.out > 0 and self._pole_level == self._pole_now\n",
+         "rest_failures"),
     "no rate gate: at 10 SPS a hand resting 1.1 s is the egg back":
-        (RULE, "        if (k >= _T_ADD and self.out > 0 and self._last16 > tol\n", "rest_10_failures"),
+        (RULE, "        if (k >= _T_ADD and self.out > 0 and self._pole_level == self._pole_now\n",
+         "rest_10_failures"),
+    "any last change: two eggs poured back where the pole left are the pole's level back":
+        (EGG, "                and -tol < delta + self._last16 < tol and self._last16 > tol):\n",
+         "pole_pour_failures"),
 }
+
+
+def pole_pour_failures(weigher=None):
+    """The fourth model (nest.gripmodel), seed 298 at 80 SPS: an egg taken as the pole is knocked
+    out, the pole lying on the rim (part of its weight still on the cell); the two eggs out are
+    poured back in a handful, 25.9 g, about the pole's 25.4 g that left at the last settle; then the
+    pole is seated. Right: `full`, and no egg said after it. (The rule first took the pole's
+    settle for a verdict: the handful was "the level before it back", and a green egg was said
+    when the pole was seated.)"""
+    from nest.tracegen import run
+    from nest.weighscore import trace
+
+    if weigher is None:
+        from gulo.weigher import Weigher as weigher
+    world, samples = trace("grip", 298, rate=80)
+    events = [e for e in run(weigher(masses=world.masses, pole_g=world.pole_g), samples)
+              if 10000 < e["t_ms"] < 14900]   # the next take begins at 14951
+    return [] if [("full" if e.get("full") else "egg") for e in events] == ["full"] else events
+
+
+class _Checks:
+    """The firmware test's checks and the one above, by name."""
+
+    def __init__(self):
+        self.cases = firmware_tests("test_weigher_putback")
+
+    def __getattr__(self, name):
+        return pole_pour_failures if name == "pole_pour_failures" else getattr(self.cases, name)
 
 
 @pytest.mark.parametrize("what", sorted(FAULTS))
 def test_the_put_back_checks_fail_on_a_planted_fault(tmp_path, what):
-    cases = firmware_tests("test_weigher_putback")
+    cases = _Checks()
     shipped, fault, check = FAULTS[what]
     assert getattr(cases, check)() == []        # the shipped weigher passes the check
     assert getattr(cases, check)(planted(tmp_path, shipped, fault)), what
