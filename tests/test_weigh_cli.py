@@ -183,25 +183,28 @@ def test_replay_runs_a_trace_at_the_rate_it_was_recorded(tmp_path, capsys, setti
     assert r["right"] >= r["changes"] - 1, r
 
 
+@pytest.mark.parametrize("model", ["lift", "grip"])
 @pytest.mark.parametrize("setting", [80, 10])
-def test_the_blind_model_writes_a_trace_and_truth_that_replay_and_the_scorer_read(tmp_path, capsys, setting):
-    # nest.liftmodel (written blind) through the same doors as the others: the CSV at the
-    # HX711's real rate, its truth in the scorer's format. No score is asserted: it is the
-    # hold-out (docs/weigher.md, "A third model, written blind")
+def test_the_blind_models_write_a_trace_and_truth_that_replay_and_the_scorer_read(tmp_path, capsys, setting,
+                                                                                  model):
+    # nest.liftmodel and nest.gripmodel (written blind) through the same doors as the others: the
+    # CSV at the HX711's real rate, its truth in the scorer's format. No score is asserted
+    # (docs/weigher.md, "A third model, written blind", and "A fourth model, written blind")
     from nest.weighscore import score
 
     trace, truth = tmp_path / "t.csv", tmp_path / "t.json"
-    status, _, err = run_cli(capsys, "weigh", "--generate", str(trace), "--model", "lift", "--rate",
+    status, _, err = run_cli(capsys, "weigh", "--generate", str(trace), "--model", model, "--rate",
                              str(setting), "--seed", "5", "--truth", str(truth))
     assert status == 0 and err == ""
     meta = json.loads(truth.read_text())
-    assert set(meta["masses"]) == set("GPYRB") and 0 < meta["noise_g"] < 0.2
+    assert set(meta["masses"]) == set("GPYRB")
+    assert 0 < meta["noise_g"] < 0.2 if model == "lift" else meta["noise_g"] is None
     outs = [e for e in meta["events"] if e["what"] == "out"]
     assert outs and all(e["t_in"] <= e["t_ms"] and e["colour"] in "GPYRB" for e in outs)
     assert all(e["t_lift"] <= e["t_ms"] for e in outs if e["cause"] == "take")
     times = [int(line.split(",")[0]) for line in trace.read_text().splitlines()[1:]]
     rate = 1000 * (len(times) - 1) / (times[-1] - times[0])
-    # 86-94 conversions a second, less those a late read lost (docs/liftmodel.md)
+    # 86-94 conversions a second, less those a late read lost (docs/liftmodel.md, docs/gripmodel.md)
     assert (80 <= rate <= 94) if setting == 80 else (9 <= rate <= 12.5), rate
     masses = ",".join(f"{c}={g}" for c, g in meta["masses"].items())
     status, out, err = run_cli(capsys, "weigh", "--replay", str(trace), "--masses", masses)
@@ -212,8 +215,9 @@ def test_the_blind_model_writes_a_trace_and_truth_that_replay_and_the_scorer_rea
 
 @pytest.mark.parametrize("args, says", [(["--rate", "40"], "10 or 80"), (["--turns", "5"], "--turns"),
                                         (["--masses", "G=10,P=12,Y=14,R=16,B=18"], "--masses")])
-def test_generate_from_the_blind_model_refuses_what_it_does_not_take(tmp_path, capsys, args, says):
-    status, _, err = run_cli(capsys, "weigh", "--generate", str(tmp_path / "t.csv"), "--model", "lift", *args)
+@pytest.mark.parametrize("model", ["lift", "grip"])
+def test_generate_from_the_blind_models_refuses_what_it_does_not_take(tmp_path, capsys, args, says, model):
+    status, _, err = run_cli(capsys, "weigh", "--generate", str(tmp_path / "t.csv"), "--model", model, *args)
     assert status == 2 and says in err, err
 
 

@@ -34,19 +34,20 @@ def test_the_weigher_holds_up_at_10_sps_on_the_physics_model():
     assert w["accuracy"] >= 0.95, w
 
 
-def test_the_scorer_reads_the_blind_model_and_refuses_what_it_cannot_do(capsys):
+@pytest.mark.parametrize("model", ["lift", "grip"])
+def test_the_scorer_reads_the_blind_models_and_refuses_what_it_cannot_do(capsys, model):
     from nest.weighscore import main
 
-    main(["--model", "lift", "--rate", "10", "--traces", "2", "--seed", "1", "--detector", "weigher"])
+    main(["--model", model, "--rate", "10", "--traces", "2", "--seed", "1", "--detector", "weigher"])
     out = capsys.readouterr().out
     row = [line for line in out.splitlines() if line.startswith("| weigher")]
     assert len(row) == 1 and row[0].split("|")[2].strip() == "2", row
     refused = ((["--rate", "40"], "10 or 80"), (["--noise", "0.1"], "--noise"),
-               (["--set", "bogus=1"], "unknown liftmodel parameter 'bogus'"),
+               (["--set", "bogus=1"], f"unknown {model}model parameter 'bogus'"),
                (["--set", "filt_order"], "NAME=VALUE"))
     for bad, says in refused:
         with pytest.raises(SystemExit):
-            main(["--model", "lift", *bad])
+            main(["--model", model, *bad])
         assert says in capsys.readouterr().err
 
 

@@ -1,9 +1,11 @@
 """`nest weigh`: run the egg weigher over a load-cell trace, or generate a trace to try it on."""
 
+import importlib
 import json
 
 from nest.errors import NestError
 from nest.weigh import make_weigher, parse_masses, read_trace, replay
+from nest.weighscore import BLIND, blind_noise_g
 
 
 def add_parser(sub):
@@ -25,12 +27,12 @@ def add_parser(sub):
     p.add_argument("--turns", type=int, default=None, help="--generate: number of turns (default 12-20)")
     p.add_argument("--truth", metavar="OUT.json", help="--generate: also write the ground truth (JSON)")
     p.add_argument("--no-pole", action="store_true", help="--generate: leave out the pole column")
-    p.add_argument("--model", choices=("world", "phys", "lift"), default="world",
-                   help="--generate: world (nest.world, default), phys (nest.physmodel, from physics) or "
-                        "lift (nest.liftmodel, written blind)")
+    p.add_argument("--model", choices=("world", "phys", "lift", "grip"), default="world",
+                   help="--generate: world (nest.world, default), phys (nest.physmodel, from physics), "
+                        "lift (nest.liftmodel, written blind) or grip (nest.gripmodel, written blind later)")
     p.add_argument("--rate", type=int, default=None,
-                   help="--generate: world: samples per second (default 80); phys, lift: the HX711 setting, "
-                        "80 (86-94/s) or 10 (10-12/s; default 80)")
+                   help="--generate: world: samples per second (default 80); phys, lift, grip: the HX711 "
+                        "setting, 80 (86-94/s) or 10 (10-12/s; default 80)")
     return p
 
 
@@ -51,19 +53,17 @@ def _generate(args, masses):
         raise NestError("--turns must be between 1 and 1000", status=2)
     rate = args.rate if args.rate is not None else 80
     noise_g = None
-    if args.model in ("phys", "lift"):
+    if args.model != "world":
         if rate not in (10, 80):
             raise NestError(f"--rate for --model {args.model} is the HX711 setting: 10 or 80", status=2)
         if args.masses:
             raise NestError(f"--masses: the {args.model} model draws its own eggs (use --model world)",
                             status=2)
-        if args.model == "lift":
+        if args.model in BLIND:
             if args.turns is not None:
-                raise NestError("--turns: the lift model plays 40-60 s of turns of its own", status=2)
-            from nest.liftmodel import session as lift_session
-
-            world = lift_session(args.seed, setting=rate)
-            noise_g = float(world.meta["sigma_g"])
+                raise NestError(f"--turns: the {args.model} model plays turns of its own", status=2)
+            world = importlib.import_module(BLIND[args.model]).session(args.seed, setting=rate)
+            noise_g = blind_noise_g(world)
             events = sorted(world.truth, key=lambda e: e["t_ms"])
         else:
             from nest.physmodel import session as phys_session
@@ -77,7 +77,7 @@ def _generate(args, masses):
     try:
         write_csv(args.generate, samples, pole=not args.no_pole)
         if args.truth:
-            if args.model != "lift":
+            if args.model not in BLIND:
                 noise_g, events = world.noise_g, world.events()
             with open(args.truth, "w") as f:
                 json.dump({"seed": args.seed, "masses": world.masses, "noise_g": noise_g,
