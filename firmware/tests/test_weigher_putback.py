@@ -92,8 +92,8 @@ PUT_BACK = [(period, hold, gap) for period in (1000 / 94, 1000 / 86)
 
 
 def put_back_failures(weigher=Weigher):
-    return [(c, names(events_of(*c, weigher=weigher))) for c in PUT_BACK
-            if names(events_of(*c, weigher=weigher)) != ["B", "G", "R", "Y"]]
+    got = [(c, names(events_of(*c, weigher=weigher))) for c in PUT_BACK]
+    return [g for g in got if g[1] != ["B", "G", "R", "Y"]]
 
 
 def test_an_egg_put_back_is_weighed_back_before_the_next_take():
@@ -107,13 +107,15 @@ def test_an_egg_put_back_is_weighed_back_before_the_next_take():
 REST = [(period, rest) for period in (1000 / 94, 1000 / 86) for rest in (350, 550)]
 
 
+def _rests_failing(cases, weigher):
+    """The (period, rest) cases whose hand resting with G's weight gave anything but B, G, Y."""
+    got = [(c, names(events_of(c[0], rest_g=G, rest_ms=c[1], gap_ms=1000, weigher=weigher)))
+           for c in cases]
+    return [g for g in got if g[1] != ["B", "G", "Y"]]
+
+
 def rest_failures(weigher=Weigher):
-    out = []
-    for period, rest in REST:
-        got = names(events_of(period, rest_g=G, rest_ms=rest, gap_ms=1000, weigher=weigher))
-        if got != ["B", "G", "Y"]:
-            out.append(((period, rest), got))
-    return out
+    return _rests_failing(REST, weigher)
 
 
 def test_a_hand_resting_with_the_weight_of_the_egg_out_is_no_egg_back():
@@ -128,12 +130,7 @@ REST_10 = [(period, rest) for period in (1000 / 12, 1000 / 10) for rest in (800,
 
 
 def rest_10_failures(weigher=Weigher):
-    out = []
-    for period, rest in REST_10:
-        got = names(events_of(period, rest_g=G, rest_ms=rest, gap_ms=1000, weigher=weigher))
-        if got != ["B", "G", "Y"]:
-            out.append(((period, rest), got))
-    return out
+    return _rests_failing(REST_10, weigher)
 
 
 def test_at_10_sps_a_hand_resting_longer_is_no_egg_back_either():
