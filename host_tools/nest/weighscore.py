@@ -27,10 +27,12 @@ the other two models nor any score, from its own sources (docs/liftmodel.md); no
 weigher was chosen on it at first (one bug was found on its misses and fixed: docs/weigher.md, "A
 third model, written blind"); then a fourth, `grip` (nest.gripmodel), was asked for, blind again
 (docs/gripmodel.md), and one rule was found on the third's misses ("Eggs put back"): the fourth
-is the hold-out now. `--tune-on` refuses both.
+is the hold-out now (one bug of that rule was found on it: docs/weigher.md, "A fourth model,
+written blind"). `--tune-on` refuses both.
 """
 
 import argparse
+import importlib
 import sys
 
 from nest.baseline_weigher import BaselineWeigher
@@ -182,8 +184,6 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
         return session(seed, noise_g=noise_g, sps=rate)
     over = dict(over or {})
     if model in BLIND:
-        import importlib
-
         if noise_g is not None:
             raise ValueError("--noise: the blind model draws its own noise from the HX711's figures")
         t = importlib.import_module(BLIND[model]).session(seed, setting=rate, **over)
@@ -335,7 +335,8 @@ def main(argv=None):
     p.add_argument("--model", choices=MODELS, default="world",
                    help="world: nest.world (the weigher was tuned on it); phys: nest.physmodel (hold-out); "
                         "lift: nest.liftmodel (written blind; a bug and a rule found on it); "
-                        "grip: nest.gripmodel (written blind after that, never tuned on)")
+                        "grip: nest.gripmodel (written blind after that, the hold-out; a weigher bug "
+                        "found on it)")
     p.add_argument("--rate", type=int, default=None,
                    help="world: samples per second (default 80); phys, lift, grip: the HX711 setting, "
                         "80 or 10")
@@ -379,8 +380,6 @@ def main(argv=None):
 
             known = set(known) | {"noise_g", "rate", "pole_g"}
         else:
-            import importlib
-
             known = importlib.import_module(BLIND[a.model]).PARAMS
         for name in over:
             if name not in known:
