@@ -212,3 +212,15 @@ def test_scorer_a_roll_within_the_merge_window_is_one_change():
     assert r["changes"] == 2 and r["right"] == 0, r
     r = score(truth, evs, merge_ms=1000)
     assert r["changes"] == 1 and r["right"] == 1, r
+
+
+def test_the_fourth_models_sweep_holds_parameters_it_has():
+    # a name the model does not have would only fail when someone runs --sweep; so does a rate key
+    from nest.gripmodel import PARAMS, session
+    from nest.weighscore import GRIP_SWEEP
+
+    for name, values in GRIP_SWEEP:
+        name = "rate_80" if name == "rate" else name
+        assert name in PARAMS, name
+        value = values[0] if values else 86.0
+        assert session(1, setting=80, **{name: value}).samples, name
