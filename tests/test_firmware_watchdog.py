@@ -25,10 +25,13 @@ HEAP_BUDGET = 55_968
 # 13's fifth round (the weigher's free ring's calm: its import 5,856 -> 6,528 B) and the uncalibrated
 # resume (turnflow 6,912 -> 7,120 B), both measured with that command; 63,344 B after the sixth
 # round (the weigher's running window sums: its import 6,592 B), 2026-11-24; 63,296 B with its busy
-# limits kept (import 6,704 B). Until the budget is met
-# (docs/firmware-budgets.md: freezing the package, which takes the bytecode off the heap), the heap
-# after boot must not grow past that figure plus 512 B: a guard against growth, not a budget.
-HEAP_CEILING = 63_776
+# limits kept (import 6,704 B); 63,680-63,712 B after the put-back rule (import 6,896 B),
+# 2026-11-27. This test's own measure moves between runs by some 500 B: 63,696 B here, 64,192 B in
+# one CI run on a fresh clone at 9faa7ab (the run before it, the same firmware, passed the old
+# guard). Until the budget is met (docs/firmware-budgets.md: freezing the package, which takes the
+# bytecode off the heap), the heap after boot must not grow past the highest figure seen plus
+# 512 B: a guard against growth, not a budget.
+HEAP_CEILING = 64_704
 
 
 def deploy_mpy(board, tmp_path):
