@@ -125,25 +125,20 @@ def run(traces=300, plot=None, quick=False):
     seeds = range(FIRST_SEED, FIRST_SEED + traces)
     made = detectors()
     rows = []
-    for setting in (80, 10):
-        w, b = (summary(evaluate(made[d], seeds, model="phys", rate=setting))
-                for d in ("weigher", "baseline"))
-        src = f"{traces} sessions of the physics model, not tuned on: {w['changes']} changes"
-        rows += _rows_for(setting, w, b, src)
-    # the third model, written blind (nest.liftmodel): never looked at before its first score; since
-    # then a bug and one rule were found on its misses (docs/weigher.md); its seeds 1..N
-    for setting in (80, 10):
-        w, b = (summary(evaluate(made[d], range(1, 1 + traces), model="lift", rate=setting))
-                for d in ("weigher", "baseline"))
-        src = f"{traces} sessions of the model written blind: {w['changes']} changes"
-        rows += _rows_for(setting, w, b, src, model="blind model, ")
-    # the fourth, written blind after that (nest.gripmodel): the hold-out now (one bug of the
-    # put-back rule was found on it: docs/weigher.md, "A fourth model, written blind")
-    for setting in (80, 10):
-        w, b = (summary(evaluate(made[d], range(1, 1 + traces), model="grip", rate=setting))
-                for d in ("weigher", "baseline"))
-        src = f"{traces} sessions of the second model written blind, the hold-out: {w['changes']} changes"
-        rows += _rows_for(setting, w, b, src, model="second blind model, ")
+    # (model, its seeds, what the rows say of it, the rows' prefix): the physics model's report
+    # seeds; the third model, written blind (nest.liftmodel: a bug and one rule were found on its
+    # misses since, docs/weigher.md); the fourth, written blind after that (nest.gripmodel: the
+    # hold-out now; one bug of the put-back rule was found on it)
+    models = (("phys", seeds, "the physics model, not tuned on", ""),
+              ("lift", range(1, 1 + traces), "the model written blind", "blind model, "),
+              ("grip", range(1, 1 + traces), "the second model written blind, the hold-out",
+               "second blind model, "))
+    for model, model_seeds, what, prefix in models:
+        for setting in (80, 10):
+            w, b = (summary(evaluate(made[d], model_seeds, model=model, rate=setting))
+                    for d in ("weigher", "baseline"))
+            rows += _rows_for(setting, w, b, f"{traces} sessions of {what}: {w['changes']} changes",
+                              model=prefix)
     for r in rows:
         r["section"] = "Egg weigher"
         r["command"] = f"{CMD} --traces {traces}" if traces != 300 else CMD
