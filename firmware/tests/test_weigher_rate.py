@@ -62,22 +62,28 @@ def _load(t, takes, ring=None, adds=()):
     return g
 
 
-def _samples(rate, takes, end_ms, seed=1, noise_g=0.04, ring=None, adds=()):
-    """HX711 conversions at `rate`/s with 1 ms of jitter: each the mean of the load over its period."""
-    rng = _Rng(seed)
-    period = 1000.0 / rate
+def conversions(load, period, end_ms, step_ms):
+    """(t, grams) of HX711 conversions every `period` ms until end_ms: each the mean of load(t)
+    over its period, taken every step_ms (the HX711 averages over its conversion)."""
     t = period
-    out = []
     while t < end_ms:
         n = 0
         s = 0.0
         u = t - period
         while u < t:
-            s += _load(u, takes, ring, adds)
+            s += load(u)
             n += 1
-            u += 4
-        out.append((int(t + rng.uniform()), s / n + noise_g * 2 * rng.gauss()))
+            u += step_ms
+        yield t, s / n
         t += period
+
+
+def _samples(rate, takes, end_ms, seed=1, noise_g=0.04, ring=None, adds=()):
+    """HX711 conversions at `rate`/s with 1 ms of jitter: each the mean of the load over its period."""
+    rng = _Rng(seed)
+    out = []
+    for t, g in conversions(lambda u: _load(u, takes, ring, adds), 1000.0 / rate, end_ms, 4):
+        out.append((int(t + rng.uniform()), g + noise_g * 2 * rng.gauss()))
     return out
 
 
