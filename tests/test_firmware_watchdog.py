@@ -28,10 +28,12 @@ HEAP_BUDGET = 55_968
 # limits kept (import 6,704 B); 63,680-63,712 B after the put-back rule (import 6,896 B),
 # 2026-11-27. This test's own measure moves between runs by some 500 B: 63,696 B here, 64,192 B in
 # one CI run on a fresh clone at 9faa7ab (the run before it, the same firmware, passed the old
-# guard). Until the budget is met (docs/firmware-budgets.md: freezing the package, which takes the
+# guard). 63,840-63,904 B after the leaning pole's rule and the stall skip (import 7,056 B,
+# +160 B), 63,936 B read here, 2026-11-27: the CI figure above plus that growth is 64,352 B.
+# Until the budget is met (docs/firmware-budgets.md: freezing the package, which takes the
 # bytecode off the heap), the heap after boot must not grow past the highest figure seen plus
 # 512 B: a guard against growth, not a budget.
-HEAP_CEILING = 64_704
+HEAP_CEILING = 64_864
 
 
 def deploy_mpy(board, tmp_path):
