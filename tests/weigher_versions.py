@@ -1,25 +1,13 @@
-"""Earlier versions of the weigher (from git) and the firmware's weigher test modules, for the
-planted faults a constant cannot plant: an earlier weigher must fail the checks the shipped one
-passes (tests/test_weigh_rest.py, tests/test_weigh_ring.py)."""
+"""The firmware's weigher test modules, for the planted faults a constant cannot plant: an earlier
+weigher (nest.weigh.weigher_at) must fail the checks the shipped one passes (tests/test_weigh_rest.py,
+tests/test_weigh_ring.py)."""
 
 import importlib.util
-import subprocess
 import sys
 from pathlib import Path
 
-from nest.weigh import load_weigher
-
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE_TESTS = ROOT / "firmware/tests"
-
-
-def weigher_at(rev, tmp_path):
-    """The Weigher class of firmware/gulo/weigher.py at git revision `rev`."""
-    src = subprocess.run(["git", "show", f"{rev}:firmware/gulo/weigher.py"], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout
-    p = tmp_path / f"weigher_{rev}.py"
-    p.write_text(src)
-    return load_weigher(p)
 
 
 def firmware_tests(name):

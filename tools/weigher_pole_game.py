@@ -12,16 +12,12 @@ With --old, the weigher at that git revision is measured beside the shipped one.
 """
 
 import argparse
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 from gulo.weigher import Weigher
-from nest.weigh import load_weigher
+from nest.weigh import weigher_at
 from nest.weighscore import MODELS, percentile, trace
 
-ROOT = Path(__file__).resolve().parent.parent
 LIMIT_MS = 8000
 
 
@@ -82,12 +78,7 @@ def main(argv=None):
     seeds = range(args.seed, args.seed + args.traces)
     print(f"{args.model} at {args.rate}, seeds {seeds[0]}-{seeds[-1]}")
     if args.old:
-        with tempfile.TemporaryDirectory() as d:
-            path = Path(d) / "weigher_old.py"
-            path.write_text(subprocess.run(["git", "show", f"{args.old}:firmware/gulo/weigher.py"], cwd=ROOT,
-                                           check=True, capture_output=True, text=True).stdout)
-            old_class = load_weigher(path)
-        print(line(args.old, measure(old_class, args.model, args.rate, seeds)))
+        print(line(args.old, measure(weigher_at(args.old), args.model, args.rate, seeds)))
     print(line("now", measure(Weigher, args.model, args.rate, seeds)))
     return 0
 

@@ -11,17 +11,12 @@ exit status is 1 when any differ, so a script can tell.
 """
 
 import argparse
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 from gulo.weigher import Weigher
 from nest.tracegen import run
-from nest.weigh import load_weigher
+from nest.weigh import load_weigher, weigher_at
 from nest.weighscore import MODELS, trace
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def differing(old_class, model, rate, seeds):
@@ -47,13 +42,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=7601, help="first seed (default 7601)")
     ap.add_argument("--traces", type=int, default=200, help="sessions (default 200)")
     args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory() as d:
-        path = args.old_file
-        if args.old:
-            path = Path(d) / "weigher_old.py"
-            path.write_text(subprocess.run(["git", "show", f"{args.old}:firmware/gulo/weigher.py"], cwd=ROOT,
-                                           check=True, capture_output=True, text=True).stdout)
-        old_class = load_weigher(path)
+    old_class = weigher_at(args.old) if args.old else load_weigher(args.old_file)
     seeds = range(args.seed, args.seed + args.traces)
     diffs = differing(old_class, args.model, args.rate, seeds)
     for seed, only_old, only_new in diffs:

@@ -110,6 +110,22 @@ def load_weigher(path):
     return mod.Weigher
 
 
+def weigher_at(rev):
+    """The Weigher class of firmware/gulo/weigher.py at git revision `rev` of this repository (to
+    compare a change with what came before it)."""
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    src = subprocess.run(["git", "show", f"{rev}:firmware/gulo/weigher.py"], cwd=root, check=True,
+                         capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "weigher_old.py"
+        path.write_text(src)
+        return load_weigher(path)
+
+
 def make_weigher(masses=None, pole_g=POLE_G):
     try:
         return Weigher(masses=masses, pole_g=pole_g)
