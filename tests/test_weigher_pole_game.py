@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "weigher_pole_game.py"
 
 
+# two of the seeds where 48d786a left the nest not ready at 80 SPS (41, 84, 104, 195 of 1-300:
+# docs/weigher.md, "A knocked pole, as the game sees it", this tool with --seed 1 --traces 300)
 @pytest.mark.parametrize("seed", [41, 104])
 def test_after_a_knock_the_nest_is_ready_at_the_seat_where_it_was_not(seed):
     r = subprocess.run([sys.executable, str(TOOL), "--model", "grip", "--seed", str(seed), "--traces", "1",

@@ -18,6 +18,9 @@ from gulo.weigher import Weigher
 from nest.weigh import weigher_at
 from nest.weighscore import MODELS, percentile, trace
 
+# A seat with no hand after it: a choice, past the long calm (gulo.weigher _T_LONG, 3 s) and the
+# slowest seat to ready measured (3.6 s, before the pole rule: docs/weigher.md, "A knocked pole,
+# as the game sees it").
 LIMIT_MS = 8000
 
 

@@ -744,7 +744,7 @@ class Weigher:
         tol = self._tol
         acc = self._acc
         if self._pole_now and not self._pole_level:
-            # The pole seated again. Out, part of it could lie on the rim (0-0.87 of it: the pole
+            # The pole seated again. Out, part of it could lie on the rim (0 to all of it: the pole
             # leaning across the rim, firmware/tests/test_weigher_pole_lean.py), so the levels
             # then said nothing sure of the eggs; now all its weight is on the bowl again, and the
             # full nest is known. The full nest's weight back (within _zero at once, as eggs
