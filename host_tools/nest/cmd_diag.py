@@ -13,6 +13,8 @@ ANSI loop would have to reimplement. Off a terminal (a pipe, a test) one status 
 line per second; the LED line gives each LED as a colour letter (see `LETTERS`) and as the exact
 hex the board holds.
 `--record` writes every sample as CSV `t_ms,grams`, the trace format `nest weigh --replay` reads.
+`--holds N` (with `--record`) guides N still-hand trials instead of the view, marks each step with
+the board time of the newest sample when Enter is pressed, and measures them (nest.holdstudy).
 """
 
 import collections
@@ -52,6 +54,10 @@ def add_parser(sub):
     p.add_argument("--record", metavar="FILE.csv",
                    help="write every sample as CSV t_ms,grams (what `nest weigh --replay` reads)")
     p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
+    p.add_argument("--holds", type=int, metavar="N",
+                   help="instead of the view: guide N trials of an egg held half-lifted and still, "
+                        "Enter at each step, then measure whether a still hand is told from a gone one "
+                        "(needs --record; the marks go to FILE.csv.holds.json)")
     return p
 
 
@@ -195,6 +201,11 @@ class View:
 
 
 def run(args):
+    if args.holds is not None:
+        if not 1 <= args.holds <= 50:
+            raise NestError(f"--holds {args.holds}: give 1 to 50 trials", status=2)
+        if not args.record:
+            raise NestError("--holds needs --record FILE.csv: the trials are kept there", status=2)
     record = None
     if args.record:
         try:
@@ -203,8 +214,9 @@ def run(args):
             raise NestError(f"{args.record}: cannot write: {e.strerror}", status=2) from None
         record.write("t_ms,grams\n")
     view = View()
-    tty = sys.stdout.isatty()
+    tty = sys.stdout.isatty() and args.holds is None   # the drill prints its prompts plainly
     live = None
+    marks = None
     try:
         with open_console(args) as con:
             st = con.request("status")
@@ -217,7 +229,10 @@ def run(args):
 
                     live = Live(Text(""), refresh_per_second=8, transient=False)
                     live.start()
-                _loop(con, args, view, record, live)
+                if args.holds is not None:
+                    marks = _holds(con, args.holds, view, record)
+                else:
+                    _loop(con, args, view, record, live)
             except KeyboardInterrupt:
                 pass
             finally:
@@ -230,7 +245,62 @@ def run(args):
             os.replace(args.record + ".tmp", args.record)
     if args.record:
         print(f"recorded {view.count} samples to {args.record}")
+    if marks is not None:
+        from nest.holdstudy import analyse, report, write_marks
+        from nest.weigh import read_trace
+
+        write_marks(args.record, marks)
+        print(f"marks written to {args.record}.holds.json")
+        for line in report(analyse(read_trace(args.record), marks)):
+            print(line)
     return 0
+
+
+def _holds(con, n, view, record):
+    """The still-hand drill (nest.holdstudy): the nest alone for REST_MS, then n trials of its
+    STEPS, each step ended by a line on stdin and stamped with the newest sample's board time.
+    -> the marks; None if stdin closed first (the trace is kept all the same)."""
+    import queue
+    import threading
+
+    from nest.holdstudy import REST_MS, STEPS
+
+    lines = queue.Queue()
+
+    def read_stdin():
+        for line in sys.stdin:
+            lines.put(line)
+        lines.put(None)
+    threading.Thread(target=read_stdin, daemon=True).start()
+    newest = [None, None]   # the first and the newest sample's t_ms
+
+    def pump():
+        for ev in con.events(0.02):
+            if ev.get("ev") == "sample":
+                view.sample(ev["t_ms"], ev["g"])
+                record.write(f"{ev['t_ms']},{ev['g']:.2f}\n")
+                newest[0] = ev["t_ms"] if newest[0] is None else newest[0]
+                newest[1] = ev["t_ms"]
+
+    print(f"leave the nest alone for {REST_MS / 1000:g} s: its noise is measured", flush=True)
+    while newest[0] is None or newest[1] - newest[0] < REST_MS:
+        pump()
+    while not lines.empty():   # Enter pressed ahead of time counts for nothing
+        lines.get()
+    marks = {"rest": [newest[0], newest[1]], "trials": []}
+    for i in range(1, n + 1):
+        trial = {}
+        for key, text in STEPS:
+            print(f"trial {i}/{n}: {text}", flush=True)
+            while lines.empty():
+                pump()
+            if lines.get() is None:
+                print(f"stdin closed in trial {i}: the {i - 1} trials before it are kept", flush=True)
+                return marks if marks["trials"] else None
+            pump()   # the newest sample at the press
+            trial[key] = newest[1]
+        marks["trials"].append(trial)
+    return marks
 
 
 def _loop(con, args, view, record, live):

@@ -5,7 +5,7 @@ import json
 
 from nest.errors import NestError
 from nest.weigh import make_weigher, parse_masses, read_trace, replay
-from nest.weighscore import BLIND, blind_noise_g
+from nest.weighscore import BLIND, MODELS, blind_noise_g
 
 
 def add_parser(sub):
@@ -18,6 +18,10 @@ def add_parser(sub):
                     "file is reported as FILE:LINE: reason (exit status 2).")
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--replay", metavar="TRACE.csv", help="the trace to run the weigher over")
+    mode.add_argument("--holds", metavar="TRACE.csv",
+                      help="measure a still-hand drill recorded with `nest diag --holds N --record "
+                           "TRACE.csv` (its marks in TRACE.csv.holds.json): is a still hand told from a "
+                           "gone one on this nest?")
     mode.add_argument("--generate", metavar="OUT.csv",
                       help="write a random play session from the nest model (tracegen) instead")
     p.add_argument("--masses", default="", metavar="G=10,P=12,...",
@@ -27,16 +31,23 @@ def add_parser(sub):
     p.add_argument("--turns", type=int, default=None, help="--generate: number of turns (default 12-20)")
     p.add_argument("--truth", metavar="OUT.json", help="--generate: also write the ground truth (JSON)")
     p.add_argument("--no-pole", action="store_true", help="--generate: leave out the pole column")
-    p.add_argument("--model", choices=("world", "phys", "lift", "grip"), default="world",
+    p.add_argument("--model", choices=MODELS, default="world",
                    help="--generate: world (nest.world, default), phys (nest.physmodel, from physics), "
-                        "lift (nest.liftmodel, written blind) or grip (nest.gripmodel, written blind later)")
+                        "lift (nest.liftmodel, written blind), grip (nest.gripmodel, written blind later) "
+                        "or table (nest.tablemodel, the third written blind)")
     p.add_argument("--rate", type=int, default=None,
-                   help="--generate: world: samples per second (default 80); phys, lift, grip: the HX711 "
+                   help="--generate: world: samples per second (default 80); the others: the HX711 "
                         "setting, 80 (86-94/s) or 10 (10-12/s; default 80)")
     return p
 
 
 def run(args):
+    if args.holds:
+        from nest.holdstudy import analyse, read_marks, report
+
+        for line in report(analyse(read_trace(args.holds), read_marks(args.holds))):
+            print(line)
+        return 0
     masses = parse_masses(args.masses)
     if args.generate:
         return _generate(args, masses)
