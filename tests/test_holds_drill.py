@@ -35,7 +35,7 @@ def test_the_drill_marks_each_step_where_the_weight_did(nest_board, tmp_path):
         out = Lines(proc)
         out.until(lambda line: "leave the nest alone" in line)
         for trial in (1, 2):
-            out.until(lambda line: f"trial {trial}/2: lift an egg half out" in line, timeout=30)
+            out.until(lambda line, n=trial: f"trial {n}/2: lift an egg half out" in line, timeout=30)
             board.load(grams=-HELD_G)
             time.sleep(0.5)
             enter()
