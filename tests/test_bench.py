@@ -30,9 +30,9 @@ def test_the_runner_writes_every_figure_with_its_command(tmp_path):
 
     weigher = _rows(text, "Egg weigher")
     firmware = _rows(text, "Firmware on the virtual board")
-    # weigher: 5 figures at each HX711 setting on the physics model and on the two models written blind,
-    # and its per-sample cost at rest and over takes
-    for rows, n in ((weigher, 32), (firmware, 10)):
+    # weigher: 5 figures at each HX711 setting on the physics model and on the three models written
+    # blind, and its per-sample cost at rest and over takes
+    for rows, n in ((weigher, 42), (firmware, 10)):
         assert len(rows) == n, rows
         for figure, value, baseline, _ratio, command, date in rows:
             assert value and "not measured" not in value, (figure, value)
@@ -40,6 +40,7 @@ def test_the_runner_writes_every_figure_with_its_command(tmp_path):
             assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC$", date)
     assert sum(r[0].startswith("blind model, ") for r in weigher) == 10
     assert sum(r[0].startswith("second blind model, ") for r in weigher) == 10
+    assert sum(r[0].startswith("third blind model, ") for r in weigher) == 10
     fw = {r[0].split(" (")[0]: r[1] for r in firmware}
     assert re.match(r"median \d+ ms, p95 \d+, max \d+ \(n=2\)",
                     fw["pole leaves its seat -> alarm siren on the buzzer"])

@@ -183,13 +183,13 @@ def test_replay_runs_a_trace_at_the_rate_it_was_recorded(tmp_path, capsys, setti
     assert r["right"] >= r["changes"] - 1, r
 
 
-@pytest.mark.parametrize("model", ["lift", "grip"])
+@pytest.mark.parametrize("model", ["lift", "grip", "table"])
 @pytest.mark.parametrize("setting", [80, 10])
 def test_the_blind_models_write_a_trace_and_truth_that_replay_and_the_scorer_read(tmp_path, capsys, setting,
                                                                                   model):
-    # nest.liftmodel and nest.gripmodel (written blind) through the same doors as the others: the
-    # CSV at the HX711's real rate, its truth in the scorer's format. No score is asserted
-    # (docs/weigher.md, "A third model, written blind", and "A fourth model, written blind")
+    # nest.liftmodel, nest.gripmodel and nest.tablemodel (written blind) through the same doors as
+    # the others: the CSV at the HX711's real rate, its truth in the scorer's format. No score is
+    # asserted (docs/weigher.md, "A third model, written blind", "A fourth ..." and "A fifth ...")
     from nest.weighscore import score
 
     trace, truth = tmp_path / "t.csv", tmp_path / "t.json"
@@ -215,7 +215,7 @@ def test_the_blind_models_write_a_trace_and_truth_that_replay_and_the_scorer_rea
 
 @pytest.mark.parametrize("args, says", [(["--rate", "40"], "10 or 80"), (["--turns", "5"], "--turns"),
                                         (["--masses", "G=10,P=12,Y=14,R=16,B=18"], "--masses")])
-@pytest.mark.parametrize("model", ["lift", "grip"])
+@pytest.mark.parametrize("model", ["lift", "grip", "table"])
 def test_generate_from_the_blind_models_refuses_what_it_does_not_take(tmp_path, capsys, args, says, model):
     status, _, err = run_cli(capsys, "weigh", "--generate", str(tmp_path / "t.csv"), "--model", model, *args)
     assert status == 2 and says in err, err

@@ -34,7 +34,7 @@ def test_the_weigher_holds_up_at_10_sps_on_the_physics_model():
     assert w["accuracy"] >= 0.95, w
 
 
-@pytest.mark.parametrize("model", ["lift", "grip"])
+@pytest.mark.parametrize("model", ["lift", "grip", "table"])
 def test_the_scorer_reads_the_blind_models_and_refuses_what_it_cannot_do(capsys, model):
     from nest.weighscore import main
 
