@@ -42,6 +42,8 @@ IO_S = 0.2         # how often the buttons and the LEDs are asked for (`io`, ~30
 LETTERS = {**{c: ledview.COLOURS[c] for c in EGG_COLOURS},
            "W": ledview.GULOS[0], "A": ledview.AMBER, "C": ledview.GULOS[2]}
 DIM = 40           # below this full-scale level an LED is a glow ("-") or off (".")
+SILENT_S = 5.0     # the drill's stream silent this long: the board stopped sending (at 10 SPS a
+                   # sample comes every 100 ms; a board's reset and boot take longer than this)
 
 
 def add_parser(sub):
@@ -216,7 +218,7 @@ def run(args):
     view = View()
     tty = sys.stdout.isatty() and args.holds is None   # the drill prints its prompts plainly
     live = None
-    marks = None
+    marks = {"rest": None, "trials": []}   # the drill's, kept whatever ends it (Ctrl-C, stdin closed)
     try:
         with open_console(args) as con:
             st = con.request("status")
@@ -230,36 +232,43 @@ def run(args):
                     live = Live(Text(""), refresh_per_second=8, transient=False)
                     live.start()
                 if args.holds is not None:
-                    marks = _holds(con, args.holds, view, record)
+                    _holds(con, args.holds, view, record, marks)
                 else:
                     _loop(con, args, view, record, live)
             except KeyboardInterrupt:
                 pass
             finally:
-                con.request("stream", on=False, check=False, timeout=2.0)
+                try:
+                    con.request("stream", on=False, check=False, timeout=2.0)
+                except NestError:
+                    pass   # the board is gone (reset, unplugged): no stream to switch off, and
+                    #        the error that ended the view (or the drill) is the one to tell
     finally:
         if live is not None:
             live.stop()
         if record is not None:
             record.close()
             os.replace(args.record + ".tmp", args.record)
+        if marks["trials"]:   # whatever ended the drill, the trials done are kept with the trace
+            from nest.holdstudy import write_marks
+
+            write_marks(args.record, marks)
     if args.record:
         print(f"recorded {view.count} samples to {args.record}")
-    if marks is not None:
-        from nest.holdstudy import analyse, report, write_marks
+    if marks["trials"]:
+        from nest.holdstudy import analyse, report
         from nest.weigh import read_trace
 
-        write_marks(args.record, marks)
         print(f"marks written to {args.record}.holds.json")
         for line in report(analyse(read_trace(args.record), marks)):
             print(line)
     return 0
 
 
-def _holds(con, n, view, record):
+def _holds(con, n, view, record, marks):
     """The still-hand drill (nest.holdstudy): the nest alone for REST_MS, then n trials of its
     STEPS, each step ended by a line on stdin and stamped with the newest sample's board time.
-    -> the marks; None if stdin closed first (the trace is kept all the same)."""
+    Fills `marks` with each trial as it is done (a trial cut short is left out)."""
     import queue
     import threading
 
@@ -272,7 +281,7 @@ def _holds(con, n, view, record):
             lines.put(line)
         lines.put(None)
     threading.Thread(target=read_stdin, daemon=True).start()
-    newest = [None, None]   # the first and the newest sample's t_ms
+    newest = [None, None, time.monotonic()]   # the first and the newest sample's t_ms; when it came
 
     def pump():
         for ev in con.events(0.02):
@@ -280,14 +289,17 @@ def _holds(con, n, view, record):
                 view.sample(ev["t_ms"], ev["g"])
                 record.write(f"{ev['t_ms']},{ev['g']:.2f}\n")
                 newest[0] = ev["t_ms"] if newest[0] is None else newest[0]
-                newest[1] = ev["t_ms"]
+                newest[1], newest[2] = ev["t_ms"], time.monotonic()
+        if time.monotonic() - newest[2] > SILENT_S:
+            raise NestError(f"no sample from the board for {SILENT_S:g} s: the stream stopped "
+                            f"(a reset, a cable?); {len(marks['trials'])} trials kept")
 
     print(f"leave the nest alone for {REST_MS / 1000:g} s: its noise is measured", flush=True)
     while newest[0] is None or newest[1] - newest[0] < REST_MS:
         pump()
     while not lines.empty():   # Enter pressed ahead of time counts for nothing
         lines.get()
-    marks = {"rest": [newest[0], newest[1]], "trials": []}
+    marks["rest"] = [newest[0], newest[1]]
     for i in range(1, n + 1):
         trial = {}
         for key, text in STEPS:
@@ -296,11 +308,10 @@ def _holds(con, n, view, record):
                 pump()
             if lines.get() is None:
                 print(f"stdin closed in trial {i}: the {i - 1} trials before it are kept", flush=True)
-                return marks if marks["trials"] else None
+                return
             pump()   # the newest sample at the press
             trial[key] = newest[1]
         marks["trials"].append(trial)
-    return marks
 
 
 def _loop(con, args, view, record, live):
