@@ -99,3 +99,22 @@ def test_bad_marks_are_named_by_file_trial_and_field(tmp_path):
         read_marks(trace)
     with pytest.raises(NestError, match="cannot read"):
         read_marks(tmp_path / "none.csv")
+
+
+def test_the_drill_runs_with_the_nest_tools_runtime_needs_only(tmp_path):
+    # numpy and scipy are dev needs (pyproject.toml): a maker's `nest` has neither. The drill's
+    # commands are imported and a recording measured with both blocked.
+    import subprocess
+    import sys
+
+    (samples, marks), = drill_from_model([1003], tremor_floor_g=0.5)[:1]
+    trace = tmp_path / "holds.csv"
+    trace.write_text("t_ms,grams\n" + "".join(f"{t},{g:.2f}\n" for t, g, _ in samples))
+    write_marks(trace, marks)
+    code = ("import sys; sys.modules['numpy'] = sys.modules['scipy'] = None\n"
+            "import nest.cmd_diag, nest.cmd_weigh\n"
+            "from nest.cli import main\n"
+            f"sys.exit(main(['weigh', '--holds', {str(trace)!r}]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "are told apart from a gone hand" in r.stdout, r.stdout

@@ -18,11 +18,16 @@ are written beside the trace as FILE.holds.json.
 
 import json
 import os
-
-import numpy as np
+from bisect import bisect_left
+from statistics import median
 
 from nest.errors import NestError
-from nest.stilllimit import AFTER_MS, HOLD_MS, overlap
+
+# Plain Python, no numpy: this runs in the `nest` tool, whose runtime needs (pyproject.toml) do not
+# include the dev tools' numpy. nest.stilllimit (a dev tool, on the models) takes its stretches,
+# statistic and overlap from here, so the drill and the models are measured alike.
+HOLD_MS = 250          # the stretch of a hold (or of a calm after the hand left) that is judged
+AFTER_MS = (100, 350)  # the calm after the hand left: from the end of the lift's brush + 100 ms
 
 REST_MS = 3000   # the nest alone before the first trial: its noise, over 250 ms stretches
 STEPS = (
@@ -89,29 +94,47 @@ def check_marks(marks, where):
             last = t
 
 
-def _line_var(ts, gs, a, b):
-    """Residual variance about a straight line over [a, b) (None with fewer than 3 samples): the
-    statistic of nest.stilllimit before its division by the noise."""
-    m = (ts >= a) & (ts < b)
-    if m.sum() < 3:
+def line_var(ts, gs, a, b):
+    """Residual variance about a least-squares straight line over the samples in [a, b) (ts sorted;
+    None with fewer than 3): the level and a slow drift taken out, what is left is the noise plus
+    whatever moves (a hand's tremor, a bowl's ring)."""
+    i, j = bisect_left(ts, a), bisect_left(ts, b)
+    n = j - i
+    if n < 3:
         return None
-    t = ts[m] - a
-    r = gs[m] - np.polyval(np.polyfit(t, gs[m], 1), t)
-    return float(np.sum(r * r) / (len(r) - 2))
+    t = [x - a for x in ts[i:j]]
+    g = gs[i:j]
+    mt, mg = sum(t) / n, sum(g) / n
+    stt = sum((x - mt) ** 2 for x in t)
+    slope = sum((x - mt) * (y - mg) for x, y in zip(t, g)) / stt if stt else 0.0
+    return sum((y - mg - slope * (x - mt)) ** 2 for x, y in zip(t, g)) / (n - 2)
+
+
+def overlap(held, gone):
+    """The share of still holds that look as calm as the calmer half of the gone hands (a
+    threshold that lets half the verdicts through quickly lets these through too)."""
+    if not len(held) or not len(gone):
+        return 0.0
+    m = median(gone)
+    return sum(1 for h in held if h <= m) / len(held)
+
+
+def _span(ts, gs, a, b):
+    return gs[bisect_left(ts, a):bisect_left(ts, b)]
 
 
 def analyse(samples, marks):
     """-> {"noise_g", "trials": [{..., "held", "gone", "skip"}], "held", "gone", "overlap",
-    "separable"}; `samples` as nest.weigh.read_trace gives them."""
-    ts = np.array([s[0] for s in samples], dtype=float)
-    gs = np.array([s[1] for s in samples], dtype=float)
+    "separable"}; `samples` as nest.weigh.read_trace gives them (t_ms increasing)."""
+    ts = [s[0] for s in samples]
+    gs = [float(s[1]) for s in samples]
     a, b = marks["rest"]
-    rest = [_line_var(ts, gs, t, t + HOLD_MS) for t in range(a, b - HOLD_MS + 1, HOLD_MS)]
+    rest = [line_var(ts, gs, t, t + HOLD_MS) for t in range(a, b - HOLD_MS + 1, HOLD_MS)]
     rest = [v for v in rest if v is not None]
     if not rest:
         raise NestError(f"no samples in the rest ({a}-{b} ms): the trace and its marks do not match",
                         status=2)
-    noise2 = float(np.median(rest))
+    noise2 = median(rest)
     if noise2 <= 0:
         raise NestError("the rest has no noise at all: not an HX711's trace", status=2)
     rows = []
@@ -119,41 +142,44 @@ def analyse(samples, marks):
     for trial in marks["trials"]:
         row = dict(trial, hold_ms=trial["let_go"] - trial["still"], held=None, gone=None, skip=None)
         rows.append(row)
-        before = gs[(ts >= prev - HOLD_MS) & (ts < prev)]
+        before = _span(ts, gs, prev - HOLD_MS, prev)
         prev = trial["back"]
         if row["hold_ms"] < HOLD_MS:
             row["skip"] = f"held {row['hold_ms']} ms, under {HOLD_MS}"
             continue
-        v = _line_var(ts, gs, trial["let_go"] - HOLD_MS, trial["let_go"])
+        v = line_var(ts, gs, trial["let_go"] - HOLD_MS, trial["let_go"])
         if v is None:
             row["skip"] = "no samples in the hold"
             continue
         row["held"] = v / noise2
-        held_part = gs[(ts >= trial["let_go"] - HOLD_MS) & (ts < trial["let_go"])]
+        held_part = _span(ts, gs, trial["let_go"] - HOLD_MS, trial["let_go"])
         # the level once the egg is out: just before "away" (the egg may go back right after it)
-        after = gs[(ts >= trial["away"] - HOLD_MS) & (ts < trial["away"])]
+        after = _span(ts, gs, trial["away"] - HOLD_MS, trial["away"])
         if len(after) < 3:
             row["skip"] = "no samples after the hand left"
             continue
-        level = float(np.median(after))
-        if len(before):
-            row["held_g"] = float(np.median(before) - np.mean(held_part))
-            row["egg_g"] = float(np.median(before) - level)
+        level = median(after)
+        if before:
+            row["held_g"] = median(before) - sum(held_part) / len(held_part)
+            row["egg_g"] = median(before) - level
         # the lift's end: the first sample after letting go within NEAR_G of the level after it
-        near = np.nonzero((ts > trial["let_go"]) & (np.abs(gs - level) <= NEAR_G))[0]
-        if not len(near):
+        i = bisect_left(ts, trial["let_go"] + 1)
+        while i < len(ts) and abs(gs[i] - level) > NEAR_G:
+            i += 1
+        if i == len(ts):
             row["skip"] = "the weight never came to the level after the lift"
             continue
-        gone_at = ts[near[0]]
+        gone_at = ts[i]
         if gone_at + AFTER_MS[1] > trial["away"]:
             row["skip"] = (f"\"away\" pressed {int(trial['away'] - gone_at)} ms after the lift, under "
                            f"{AFTER_MS[1]}: the calm after it is not all in the trace")
             continue
-        v = _line_var(ts, gs, gone_at + AFTER_MS[0], gone_at + AFTER_MS[1])
+        v = line_var(ts, gs, gone_at + AFTER_MS[0], gone_at + AFTER_MS[1])
         row["gone"] = None if v is None else v / noise2
-    held = np.array([r["held"] for r in rows if r["held"] is not None and r["gone"] is not None])
-    gone = np.array([r["gone"] for r in rows if r["held"] is not None and r["gone"] is not None])
-    if not len(held):
+    both = [r for r in rows if r["held"] is not None and r["gone"] is not None]
+    held = [r["held"] for r in both]
+    gone = [r["gone"] for r in both]
+    if not held:
         raise NestError("no trial could be measured: " + "; ".join(
             f"trial {i}: {r['skip']}" for i, r in enumerate(rows, start=1)), status=2)
     share = overlap(held, gone)
@@ -174,7 +200,7 @@ def report(res):
                    f"| {f(r['held'], '.2f')} | {f(r['gone'], '.2f')} | {r['skip'] or ''} |")
     n = len(res["held"])
     calm = int(round(res["overlap"] * n))
-    out.append(f"median held {np.median(res['held']):.2f}, gone {np.median(res['gone']):.2f} (1 is the "
+    out.append(f"median held {median(res['held']):.2f}, gone {median(res['gone']):.2f} (1 is the "
                f"noise alone); holds as calm as the calmer half of the gone hands: {calm} of {n} "
                f"({100 * res['overlap']:.0f} %)")
     if res["separable"]:

@@ -24,22 +24,17 @@ import sys
 import numpy as np
 
 from nest import physmodel
+from nest.holdstudy import AFTER_MS, HOLD_MS, line_var
+from nest.holdstudy import overlap as _overlap
 from nest.weighscore import detectors, evaluate, summary, with_constants
 
-HOLD_MS = 250          # the stretch of a hold (or of a calm after the hand left) that is judged
-AFTER_MS = (100, 350)  # the calm after the hand left: from the end of the lift's brush + 100 ms
 WAITS = (135, 250, 350, 450, 520)
 
 
 def _stat(ts, gs, a, b, noise_g):
-    m = (ts >= a) & (ts < b)
-    x = gs[m]
-    if len(x) < 3:
-        return None
-    t = ts[m].astype(float)
-    c = np.polyfit(t - t[0], x, 1)
-    r = x - np.polyval(c, t - t[0])
-    return float(np.sum(r * r) / (len(x) - 2) / noise_g ** 2)
+    # the statistic the still-hand drill applies to real hands (nest.holdstudy), over the true noise
+    v = line_var(ts, gs, a, b)
+    return None if v is None else v / noise_g ** 2
 
 
 def still_vs_gone(seeds, setting, **over):
@@ -49,8 +44,8 @@ def still_vs_gone(seeds, setting, **over):
     held, gone, ratio = [], [], []
     for seed in seeds:
         tr = physmodel.session(seed, setting=setting, **over)
-        ts = np.array([s[0] for s in tr.samples])
-        gs = np.array([s[1] for s in tr.samples])
+        ts = [s[0] for s in tr.samples]
+        gs = [s[1] for s in tr.samples]
         outs = sorted((e for e in tr.truth if e["what"] == "out"), key=lambda e: e["t_ms"])
         for e in outs:
             if e.get("cause") != "take":
@@ -86,9 +81,7 @@ def wait_curve(seeds, setting, waits=WAITS):
 def overlap(held, gone):
     """The share of still holds that look as calm as the calmer half of the gone hands (a
     threshold that lets half the verdicts through quickly lets these through too)."""
-    if not len(held) or not len(gone):
-        return 0.0
-    return float(np.mean(held <= np.median(gone)))
+    return _overlap(list(held), list(gone))
 
 
 def main(argv=None):
