@@ -118,3 +118,18 @@ def test_the_drill_runs_with_the_nest_tools_runtime_needs_only(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "are told apart from a gone hand" in r.stdout, r.stdout
+
+
+def test_the_drill_is_drawn_trial_by_trial(tmp_path, capsys):
+    from nest.cli import main
+
+    (samples, marks), = drill_from_model([1003], tremor_floor_g=0.5)[:1]
+    trace = tmp_path / "holds.csv"
+    trace.write_text("t_ms,grams\n" + "".join(f"{t},{g:.2f}\n" for t, g, _ in samples))
+    write_marks(trace, marks)
+    out = tmp_path / "holds.png"
+    assert main(["weigh", "--holds", str(trace), "--plot", str(out)]) == 0
+    assert f"picture: {out}" in capsys.readouterr().out
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+    assert main(["weigh", "--replay", str(trace), "--plot", str(out)]) == 2
+    assert "--plot draws a still-hand drill" in capsys.readouterr().err

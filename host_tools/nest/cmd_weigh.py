@@ -24,6 +24,8 @@ def add_parser(sub):
                            "gone one on this nest?")
     mode.add_argument("--generate", metavar="OUT.csv",
                       help="write a random play session from the nest model (tracegen) instead")
+    p.add_argument("--plot", metavar="OUT.png",
+                   help="--holds: also draw each trial, the stretches judged shaded (needs matplotlib)")
     p.add_argument("--masses", default="", metavar="G=10,P=12,...",
                    help="egg masses in grams by colour (calibration); default G=10,P=12,Y=14,R=16,B=18")
     p.add_argument("--pole-g", type=float, default=25.0, help="the pole's mass in grams (default 25)")
@@ -43,11 +45,18 @@ def add_parser(sub):
 
 def run(args):
     if args.holds:
-        from nest.holdstudy import analyse, read_marks, report
+        from nest.holdstudy import analyse, plot, read_marks, report
 
-        for line in report(analyse(read_trace(args.holds), read_marks(args.holds))):
+        samples = read_trace(args.holds)
+        res = analyse(samples, read_marks(args.holds))
+        for line in report(res):
             print(line)
+        if args.plot:
+            plot(samples, res, args.plot)
+            print(f"picture: {args.plot}")
         return 0
+    if args.plot:
+        raise NestError("--plot draws a still-hand drill: use it with --holds", status=2)
     masses = parse_masses(args.masses)
     if args.generate:
         return _generate(args, masses)

@@ -174,6 +174,7 @@ def analyse(samples, marks):
             row["skip"] = (f"\"away\" pressed {int(trial['away'] - gone_at)} ms after the lift, under "
                            f"{AFTER_MS[1]}: the calm after it is not all in the trace")
             continue
+        row["gone_at"] = gone_at
         v = line_var(ts, gs, gone_at + AFTER_MS[0], gone_at + AFTER_MS[1])
         row["gone"] = None if v is None else v / noise2
     both = [r for r in rows if r["held"] is not None and r["gone"] is not None]
@@ -213,3 +214,44 @@ def report(res):
     if n < 10:
         out.append(f"({n} trials: too few to go by; 10 or more, with several people, say more)")
     return out
+
+
+def plot(samples, res, out):
+    """A picture of the drill: each trial's weight over time, the stretch of the hold that was
+    judged and the calm after the lift shaded, with their statistics. Needs matplotlib (not among
+    the nest tool's runtime needs: NestError saying so)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise NestError("--plot needs matplotlib (pip install matplotlib)", status=2) from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    trials = res["trials"]
+    cols = min(4, len(trials))
+    rows = (len(trials) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3 * rows), squeeze=False)
+    for ax in axes.flat[len(trials):]:
+        ax.axis("off")
+    for n, (ax, r) in enumerate(zip(axes.flat, trials), start=1):
+        a, b = r["still"] - 1000, r["away"] + 300
+        span = [(t, g) for t, g, *_ in samples if a <= t <= b]
+        ax.plot([(t - r["let_go"]) / 1000 for t, _ in span], [g for _, g in span], lw=0.8, color="k")
+        ax.axvspan(-HOLD_MS / 1000, 0, color="tab:orange", alpha=0.3, label="hold judged")
+        if r.get("gone_at") is not None:
+            g0 = (r["gone_at"] - r["let_go"]) / 1000
+            ax.axvspan(g0 + AFTER_MS[0] / 1000, g0 + AFTER_MS[1] / 1000, color="tab:blue", alpha=0.3,
+                       label="calm after the lift")
+        held = "-" if r["held"] is None else f"{r['held']:.1f}"
+        gone = "-" if r["gone"] is None else f"{r['gone']:.1f}"
+        ax.set_title(f"trial {n}: held {held}, gone {gone} x noise" if not r["skip"] else
+                     f"trial {n}: {r['skip'][:40]}", fontsize=8)
+        ax.set_xlabel("s from letting go", fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes.flat[0].set_ylabel("grams")
+    axes.flat[0].legend(fontsize=7, loc="lower left")
+    fig.suptitle(f"still-hand drill: holds as calm as the calmer half of the gone hands "
+                 f"{100 * res['overlap']:.0f} % (noise {res['noise_g']:.3f} g rms)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
