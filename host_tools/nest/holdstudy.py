@@ -33,8 +33,8 @@ REST_MS = 3000   # the nest alone before the first trial: its noise, over 250 ms
 STEPS = (
     ("still", "lift an egg half out of the nest and hold it there as still as you can, "
               "then press Enter"),
-    ("let_go", "keep holding it still a moment longer; then press Enter and at once lift it clear "
-               "and take your hand away"),
+    ("let_go", "keep holding it still, about a second (250 ms at least are judged); then press "
+               "Enter and at once lift it clear and take your hand away"),
     ("away", "your hand is away from the nest: count to one, then press Enter"),
     ("back", "put the egg back into the nest, take your hand away, press Enter"),
 )
