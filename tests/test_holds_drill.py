@@ -8,11 +8,9 @@ import subprocess
 import time
 
 import pytest
-from nest_console_fixtures import NEST, fresh_game
+from nest_console_fixtures import NEST, app_board_in, fresh_game
 from test_diag_cli import Lines
 
-from nest.boardconsole import BoardConsole
-from nest.errors import NestError
 from nest.holdstudy import analyse, read_marks
 from nest.weigh import read_trace
 
@@ -71,10 +69,13 @@ def drill(board, tmp_path, trials, then_close=False, then=None):
 
 
 @pytest.fixture
-def board(nest_board):
-    fresh_game(nest_board, seed=5)
-    yield nest_board
-    fresh_game(nest_board, seed=5)   # the game has seen eggs come and go
+def board(tmp_path_factory):
+    # A board of its own for each drill, not the session's: the simulated hand's loads leave the
+    # game wherever the drill stopped. (Once in CI, 2026-11-27, the shared board then stayed in
+    # `settle` with no prompt for minutes and later tests could not start a game; not reproduced.)
+    with app_board_in(tmp_path_factory.mktemp("holds-board")) as own:
+        fresh_game(own, seed=5)
+        yield own
 
 
 def test_the_drill_marks_each_step_where_the_weight_did(board, tmp_path):
@@ -115,15 +116,6 @@ def test_a_board_that_stops_sending_ends_the_drill_with_the_trials_done_kept(boa
     err = proc.stderr.read()
     assert proc.returncode != 0 and "no sample from the board for 5 s" in err and "1 trials kept" in err
     assert len(read_marks(trace)["trials"]) == 1
-    end = time.monotonic() + 60   # the board back on (8 s) and booted before the next test
-    while True:
-        try:
-            with BoardConsole.open(board.port) as con:
-                con.request("status")
-            break
-        except NestError:
-            assert time.monotonic() < end, "the board did not come back after the power cut"
-            time.sleep(1)
 
 
 def test_holds_needs_a_record_file(nest_board):
