@@ -265,6 +265,13 @@ def run(args):
     return 0
 
 
+def _sample(ev, view, record):
+    """A streamed sample: into the view, and into the trace being recorded (if any)."""
+    view.sample(ev["t_ms"], ev["g"])
+    if record is not None:
+        record.write(f"{ev['t_ms']},{ev['g']:.2f}\n")
+
+
 def _holds(con, n, view, record, marks):
     """The still-hand drill (nest.holdstudy): the nest alone for REST_MS, then n trials of its
     STEPS, each step ended by a line on stdin and stamped with the newest sample's board time.
@@ -286,8 +293,7 @@ def _holds(con, n, view, record, marks):
     def pump():
         for ev in con.events(0.02):
             if ev.get("ev") == "sample":
-                view.sample(ev["t_ms"], ev["g"])
-                record.write(f"{ev['t_ms']},{ev['g']:.2f}\n")
+                _sample(ev, view, record)
                 newest[0] = ev["t_ms"] if newest[0] is None else newest[0]
                 newest[1], newest[2] = ev["t_ms"], time.monotonic()
         if time.monotonic() - newest[2] > SILENT_S:
@@ -335,9 +341,7 @@ def _loop(con, args, view, record, live):
             next_io = now + IO_S
         for ev in con.events(0.05):
             if ev.get("ev") == "sample":
-                view.sample(ev["t_ms"], ev["g"])
-                if record is not None:
-                    record.write(f"{ev['t_ms']},{ev['g']:.2f}\n")
+                _sample(ev, view, record)
             elif "re" not in ev:
                 view.event(ev)
         if live is not None:

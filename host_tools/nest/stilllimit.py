@@ -24,8 +24,7 @@ import sys
 import numpy as np
 
 from nest import physmodel
-from nest.holdstudy import AFTER_MS, HOLD_MS, line_var
-from nest.holdstudy import overlap as _overlap
+from nest.holdstudy import AFTER_MS, HOLD_MS, line_var, overlap
 from nest.weighscore import detectors, evaluate, summary, with_constants
 
 WAITS = (135, 250, 350, 450, 520)
@@ -76,12 +75,6 @@ def wait_curve(seeds, setting, waits=WAITS):
         finally:
             with_constants(old)
     return rows
-
-
-def overlap(held, gone):
-    """The share of still holds that look as calm as the calmer half of the gone hands (a
-    threshold that lets half the verdicts through quickly lets these through too)."""
-    return _overlap(list(held), list(gone))
 
 
 def main(argv=None):
