@@ -216,7 +216,10 @@ class Weigher:
         self._i = 0
         self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
         self._k_next = _T_K    # ms of quiet at which the level is judged (again)
-        self._t_rs = 0         # t_ms of a restart (reed change, new window): quiet only after it
+        self._t_rs = -1        # t_ms of a restart (reed change, new window): quiet only after
+                               # it; -1 once a quiet run has begun after it. Not 0 for "long
+                               # ago": times compare modulo 2**30, and after 6.2 days on, 0 was
+                               # ahead (firmware/tests/test_weigher_uptime.py)
         self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
         self._cand16 = 0
         self._cand_t = 0
@@ -557,8 +560,10 @@ class Weigher:
         if quiet:
             if self._t_q < 0:
                 tq = (t_ms - (w - 1) * self._per16 // _S) & _WRAP
-                if ((tq - self._t_rs + _HALF) & _WRAP) - _HALF < 0:
-                    return None   # the window still holds samples from before a restart
+                if self._t_rs >= 0:
+                    if ((tq - self._t_rs + _HALF) & _WRAP) - _HALF < 0:
+                        return None   # the window still holds samples from before a restart
+                    self._t_rs = -1   # passed: a stale time would turn "ahead" 6.2 days on
                 self._t_q = tq
                 self._q_free = rung
                 self._k_next = _T_K
@@ -644,6 +649,12 @@ class Weigher:
         off by more than the 20 % a window is kept for; two in a row are a new rate."""
         dt = ((t_ms - self._t_mark + _HALF) & _WRAP) - _HALF
         self._t_mark = t_ms
+        # The last decision, once older than the auto-zero's refinement, is kept just that old:
+        # compared modulo 2**30, an older one would read as ahead 6.2 days on, and the fast
+        # refinement would follow the level for days (here, not per sample: the cost at rest)
+        ds = ((t_ms - self._t_settle + _HALF) & _WRAP) - _HALF
+        if ds > _T_REFINE or ds < 0:
+            self._t_settle = (t_ms - _T_REFINE) & _WRAP
         span = self._span
         self._span = self._wins = 1
         if not self._marked:
@@ -694,7 +705,7 @@ class Weigher:
             self._limits()
             self._i = 0
             self._t_q = -1
-            self._t_rs = t_ms
+            self._t_rs = t_ms & _WRAP
             zs = 0
             while zs < 5 and (p << zs) < _T_ZERO * _S:
                 zs += 1

@@ -1,0 +1,49 @@
+# A nest left switched on for days. gulo.app's Clock hands the weigher milliseconds since boot that
+# never wrap (ticks_ms wraps after 2**30 ms on the ESP32: MicroPython's utime ticks period,
+# py/mphal.h MICROPY_PY_UTIME_TICKS_PERIOD = MP_SMALL_INT_POSITIVE_MASK + 1), and the weigher takes
+# its differences modulo 2**30 (half of it, 6.2 days, each way). A time that reset() set to 0 as
+# "long ago" was, after 6.2 days on, half a period ahead instead: the weigher then took every calm
+# for one whose window still held samples from before a restart, and never judged an egg again
+# until a pole was knocked (found reading the code, 2026-11-27). Every uptime here must give the
+# events a fresh boot does. Plain asserts: CPython and inside MicroPython.
+
+from test_weigher_rate import _samples
+
+from gulo.weigher import Weigher
+
+DAY_MS = 24 * 3600 * 1000
+HALF = 1 << 29                   # 6.2 days: where a difference taken modulo 2**30 turns negative
+UPTIMES = (0, 2 * DAY_MS, HALF - 1000, HALF + 5000, 10 * DAY_MS, (1 << 30) - 4000,
+           (1 << 30) + HALF + 5000, 40 * DAY_MS)
+
+TAKES = [(1500, 18.0, 1.0, 0), (5000, 12.0, 1.0, 0)]   # a blue egg lifted clear, then a purple one
+
+
+def _events(boot_ms, relearn_at=None):
+    """The weigher's events, colours and times less boot_ms, for the two takes fed at an uptime of
+    boot_ms (a reset() at relearn_at ms into it: a calibration)."""
+    w = Weigher()
+    out = []
+    for t, g in _samples(80, TAKES, 9000, seed=3):
+        if relearn_at is not None and t >= relearn_at:
+            w.reset()
+            relearn_at = None
+        ev = w.feed(boot_ms + t, g)
+        if ev is not None:
+            out.append((ev.get("out"), ev.get("colour"), ev["t_ms"] - boot_ms))
+    return out
+
+
+def test_a_nest_on_for_days_weighs_as_on_its_first_day():
+    fresh = _events(0)
+    assert [(n, c) for n, c, _ in fresh] == [(1, "B"), (1, "P")], fresh
+    for up in UPTIMES:
+        assert _events(up) == fresh, (up, _events(up))
+
+
+def test_a_calibration_after_days_on_weighs_as_on_the_first_day():
+    # reset() (gulo.turnflow's relearn after a calibration) once the nest is quiet again
+    fresh = _events(0, relearn_at=400)
+    assert [(n, c) for n, c, _ in fresh] == [(1, "B"), (1, "P")], fresh
+    for up in UPTIMES:
+        assert _events(up, relearn_at=400) == fresh, (up, _events(up, relearn_at=400))
