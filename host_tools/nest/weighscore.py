@@ -35,6 +35,7 @@ import argparse
 import importlib
 import sys
 
+from nest import realglitches
 from nest.baseline_weigher import BaselineWeigher
 from nest.tracegen import run, session
 
@@ -196,12 +197,17 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
     return t, t.samples
 
 
-def evaluate(make_detector, seeds, noise_g=None, model="world", rate=80, over=None, merge_ms=MERGE_MS):
-    """Run a detector over the sessions of `seeds`; returns totals and the per-trace misses."""
+def evaluate(make_detector, seeds, noise_g=None, model="world", rate=80, over=None, merge_ms=MERGE_MS,
+             glitches=None):
+    """Run a detector over the sessions of `seeds`; returns totals and the per-trace misses.
+    `glitches`: add read glitches as a real HX711 recording shows them (nest.realglitches) to this
+    share of samples, on top of the model's own."""
     tot = {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
            "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0}
     for seed in seeds:
         world, samples = trace(model, seed, rate, noise_g, over)
+        if glitches is not None:
+            samples = realglitches.add(samples, glitches, seed)
         r = score(world.truth, run(make_detector(world), samples), merge_ms)
         tot["traces"] += 1
         for k in ("changes", "right", "false", "fulls", "fulls_right", "early"):
@@ -380,6 +386,10 @@ def main(argv=None):
     p.add_argument("--merge-ms", type=int, default=MERGE_MS, metavar="MS",
                    help=f"eggs leaving less than this apart are one change (default {MERGE_MS}; "
                         "1000: as the game's attempt-end ruling groups them)")
+    p.add_argument("--glitches", type=float, default=None, metavar="P",
+                   help="add read glitches of a real HX711 recording (nest.realglitches) to this "
+                        "share of samples, on top of the model's own; measured there: "
+                        f"{realglitches.MEASURED_P:.4f}")
     p.add_argument("--baseline-sweep", metavar="W:S,...",
                    help="score the baseline with these windows (samples) and spreads (g) instead, "
                         "e.g. 8:0.5,12:0.5,16:0.8")
@@ -413,6 +423,8 @@ def main(argv=None):
         p.error("--sweep: the sweep holds a physical model's parameters (--model phys, lift, grip or table)")
     if not 1 <= rate <= 1000:
         p.error("--rate must be 1-1000 samples per second")
+    if a.glitches is not None and not 0 <= a.glitches <= 0.2:
+        p.error("--glitches must be a share of samples from 0 to 0.2")
     if not 0 <= a.merge_ms <= 5000:
         p.error("--merge-ms must be 0-5000 ms")
     seeds = range(a.seed, a.seed + a.traces)
@@ -470,7 +482,8 @@ def main(argv=None):
           "| median ms | p95 ms | max ms |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, make in runs:
-        tot = evaluate(make, seeds, a.noise, model=a.model, rate=rate, over=over or None, merge_ms=a.merge_ms)
+        tot = evaluate(make, seeds, a.noise, model=a.model, rate=rate, over=over or None, merge_ms=a.merge_ms,
+                       glitches=a.glitches)
         print(_row(name, summary(tot)), flush=True)
         if a.by_hand:
             for how in sorted(tot["by_how"]):
