@@ -133,3 +133,36 @@ def test_the_drill_is_drawn_trial_by_trial(tmp_path, capsys):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
     assert main(["weigh", "--replay", str(trace), "--plot", str(out)]) == 2
     assert "--plot draws a still-hand drill" in capsys.readouterr().err
+
+
+def test_several_recordings_are_measured_each_then_pooled(tmp_path, capsys):
+    # A family records a drill per person; `nest weigh --holds A B C` measures each against its
+    # own noise and gives the verdict on all their trials together (as the tests above pool).
+    from nest.cli import main
+    from nest.holdstudy import pool
+    from nest.stilllimit import overlap
+
+    drills = drill_from_model(range(1001, 1011))
+    assert len(drills) >= 3
+    results = [analyse(*d) for d in drills]
+    both = pool(results)
+    held = [v for r in results for v in r["held"]]
+    gone = [v for r in results for v in r["gone"]]
+    assert both["held"] == held and both["gone"] == gone and both["recordings"] == len(results)
+    assert both["overlap"] == pytest.approx(overlap(held, gone))
+    paths = []
+    for k, (samples, marks) in enumerate(drills[:3], start=1):
+        trace = tmp_path / f"person{k}.csv"
+        trace.write_text("t_ms,grams\n" + "".join(f"{t},{g:.2f}\n" for t, g, _ in samples))
+        write_marks(trace, marks)
+        paths.append(str(trace))
+    assert main(["weigh", "--holds", *paths]) == 0
+    out = capsys.readouterr().out
+    for p in paths:
+        assert f"## {p}" in out
+    from nest.weigh import read_trace
+    three = pool([analyse(read_trace(p), read_marks(p)) for p in paths])
+    assert f"3 recordings pooled: {len(three['held'])} trials measured" in out
+    assert out.split("## all of them")[1].strip().splitlines()[1:] == report(three)[1:]
+    assert main(["weigh", "--holds", *paths[:2], "--plot", str(tmp_path / "x.png")]) == 2
+    assert "--plot draws one drill: give it one recording" in capsys.readouterr().err

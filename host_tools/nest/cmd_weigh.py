@@ -18,10 +18,11 @@ def add_parser(sub):
                     "file is reported as FILE:LINE: reason (exit status 2).")
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--replay", metavar="TRACE.csv", help="the trace to run the weigher over")
-    mode.add_argument("--holds", metavar="TRACE.csv",
+    mode.add_argument("--holds", metavar="TRACE.csv", nargs="+",
                       help="measure a still-hand drill recorded with `nest diag --holds N --record "
                            "TRACE.csv` (its marks in TRACE.csv.holds.json): is a still hand told from a "
-                           "gone one on this nest?")
+                           "gone one on this nest? Several recordings (people, sessions) are each "
+                           "measured, then pooled")
     mode.add_argument("--generate", metavar="OUT.csv",
                       help="write a random play session from the nest model (tracegen) instead")
     p.add_argument("--plot", metavar="OUT.png",
@@ -45,12 +46,23 @@ def add_parser(sub):
 
 def run(args):
     if args.holds:
-        from nest.holdstudy import analyse, plot, read_marks, report
+        from nest.holdstudy import analyse, plot, pool, read_marks, report
 
-        samples = read_trace(args.holds)
-        res = analyse(samples, read_marks(args.holds))
-        for line in report(res):
-            print(line)
+        if args.plot and len(args.holds) > 1:
+            raise NestError("--plot draws one drill: give it one recording", status=2)
+        results = []
+        for path in args.holds:
+            samples = read_trace(path)
+            res = analyse(samples, read_marks(path))
+            results.append(res)
+            if len(args.holds) > 1:
+                print(f"## {path}")
+            for line in report(res):
+                print(line)
+        if len(results) > 1:
+            print("## all of them")
+            for line in report(pool(results)):
+                print(line)
         if args.plot:
             plot(samples, res, args.plot)
             print(f"picture: {args.plot}")

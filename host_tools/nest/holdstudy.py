@@ -188,8 +188,21 @@ def analyse(samples, marks):
             "overlap": share, "separable": share <= SEPARABLE}
 
 
+def pool(results):
+    """Several recordings' analyses as one (several people, several sessions): each trial is
+    already measured against its own recording's noise, so the held and gone statistics pool as
+    they are; the overlap and the verdict are taken on all of them."""
+    held = [v for r in results for v in r["held"]]
+    gone = [v for r in results for v in r["gone"]]
+    share = overlap(held, gone)
+    return {"noise_g": None, "trials": [t for r in results for t in r["trials"]], "held": held,
+            "gone": gone, "overlap": share, "separable": share <= SEPARABLE, "recordings": len(results)}
+
+
 def report(res):
-    """The analysis as lines for a person."""
+    """The analysis as lines for a person (pooled ones: the verdict only)."""
+    if res.get("recordings"):
+        return verdict(res)
     out = [f"the nest alone: noise {res['noise_g']:.3f} g rms",
            "| trial | held ms | held g | egg g | held / noise | gone / noise | |",
            "|---|---|---|---|---|---|---|"]
@@ -199,7 +212,15 @@ def report(res):
     for i, r in enumerate(res["trials"], start=1):
         out.append(f"| {i} | {r['hold_ms']} | {f(r.get('held_g'), '.2f')} | {f(r.get('egg_g'), '.2f')} "
                    f"| {f(r['held'], '.2f')} | {f(r['gone'], '.2f')} | {r['skip'] or ''} |")
+    return out + verdict(res)
+
+
+def verdict(res):
+    """What the trials say: the overlap of held and gone, and whether the wait could be shorter."""
+    out = []
     n = len(res["held"])
+    if res.get("recordings"):
+        out.append(f"{res['recordings']} recordings pooled: {n} trials measured")
     calm = int(round(res["overlap"] * n))
     out.append(f"median held {median(res['held']):.2f}, gone {median(res['gone']):.2f} (1 is the "
                f"noise alone); holds as calm as the calmer half of the gone hands: {calm} of {n} "
