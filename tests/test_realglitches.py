@@ -55,7 +55,9 @@ class _Recorder:
 
 
 def test_weighscore_feeds_the_glitches_to_the_detector_and_refuses_a_bad_share(capsys):
-    from nest.weighscore import evaluate, main
+    from test_weigh_score import scores_once_and_refuses
+
+    from nest.weighscore import evaluate
 
     plain, hit = [], []
     evaluate(lambda w: _Recorder(w, plain), [1001], model="phys", rate=80)
@@ -65,12 +67,8 @@ def test_weighscore_feeds_the_glitches_to_the_detector_and_refuses_a_bad_share(c
     assert 0.03 * len(plain) < len(off) < 0.07 * len(plain)
     sizes = [c / COUNTS_PER_G for run in COUNTS for c in run]
     assert all(min(abs(d - g) for g in sizes) < 1e-6 for d in off)
-    main(["--model", "phys", "--rate", "80", "--traces", "1", "--seed", "1001", "--detector", "weigher",
-          "--glitches", "0.0075"])
-    assert capsys.readouterr().out.count("| weigher") == 1
-    with pytest.raises(SystemExit):
-        main(["--model", "phys", "--glitches", "0.5"])
-    assert "--glitches must be a share of samples from 0 to 0.2" in capsys.readouterr().err
+    scores_once_and_refuses(capsys, ["--glitches", "0.0075"], ["--glitches", "0.5"],
+                            "--glitches must be a share of samples from 0 to 0.2")
 
 
 def test_the_counting_tool_finds_planted_glitches_and_names_a_bad_cell(tmp_path):

@@ -51,15 +51,23 @@ def test_the_scorer_reads_the_blind_models_and_refuses_what_it_cannot_do(capsys,
         assert says in capsys.readouterr().err
 
 
-def test_set_holds_a_model_parameter_and_refuses_an_unknown_one(capsys):
+def scores_once_and_refuses(capsys, option, bad, says):
+    """`nest.weighscore` with `option` scores one weigher row; with `bad` it exits saying `says`."""
     from nest.weighscore import main
 
     main(["--model", "phys", "--rate", "10", "--traces", "1", "--seed", "3", "--detector", "weigher",
-          "--set", "noise_mult=4"])
+          *option])
     assert capsys.readouterr().out.count("| weigher") == 1
     with pytest.raises(SystemExit):
-        main(["--model", "phys", "--set", "bogus=1"])
-    assert "unknown physmodel parameter 'bogus'" in capsys.readouterr().err
+        main(["--model", "phys", *bad])
+    assert says in capsys.readouterr().err
+
+
+def test_set_holds_a_model_parameter_and_refuses_an_unknown_one(capsys):
+    from nest.weighscore import main
+
+    scores_once_and_refuses(capsys, ["--set", "noise_mult=4"], ["--set", "bogus=1"],
+                            "unknown physmodel parameter 'bogus'")
     with pytest.raises(SystemExit):
         main(["--model", "world", "--sweep"])
     assert "--sweep" in capsys.readouterr().err
