@@ -217,9 +217,10 @@ class Weigher:
         self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
         self._k_next = _T_K    # ms of quiet at which the level is judged (again)
         self._t_rs = -1        # t_ms of a restart (reed change, new window): quiet only after
-                               # it; -1 once a quiet run has begun after it. Not 0 for "long
-                               # ago": times compare modulo 2**30, and after 6.2 days on, 0 was
-                               # ahead (firmware/tests/test_weigher_uptime.py)
+                               # it; -1 once a quiet run has begun after it or it is older than
+                               # any window (_track). Not 0 for "long ago": times compare modulo
+                               # 2**30, and after 6.2 days on, 0 was ahead
+                               # (firmware/tests/test_weigher_uptime.py)
         self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
         self._cand16 = 0
         self._cand_t = 0
@@ -655,6 +656,10 @@ class Weigher:
         ds = ((t_ms - self._t_settle + _HALF) & _WRAP) - _HALF
         if ds > _T_REFINE or ds < 0:
             self._t_settle = (t_ms - _T_REFINE) & _WRAP
+        # and a restart older than any window (a reed change while learning, then days at rest)
+        # is dropped: it would turn "ahead" too
+        if self._t_rs >= 0 and ((t_ms - self._t_rs + _HALF) & _WRAP) - _HALF > _T_LONG:
+            self._t_rs = -1
         span = self._span
         self._span = self._wins = 1
         if not self._marked:

@@ -47,3 +47,31 @@ def test_a_calibration_after_days_on_weighs_as_on_the_first_day():
     assert [(n, c) for n, c, _ in fresh] == [(1, "B"), (1, "P")], fresh
     for up in UPTIMES:
         assert _events(up, relearn_at=400) == fresh, (up, _events(up, relearn_at=400))
+
+
+def _reed_while_learning(days_later_ms):
+    """The pole knocked and seated again while the weigher learns the nest at boot, 12 s at rest,
+    then (after days_later_ms more at rest: a jump in the clock stands in for them) a blue egg
+    taken. Its events, times less the jump."""
+    w = Weigher()
+    out = []
+    for t, g in _samples(80, [(14000, 18.0, 1.0, 0)], 18000, seed=3):
+        if 100 <= t < 112:
+            w.set_pole(False)
+        elif 200 <= t < 212:
+            w.set_pole(True)
+        jump = days_later_ms if t >= 12000 else 0
+        ev = w.feed(t + jump, g)
+        if ev is not None:
+            out.append((ev.get("out"), ev.get("colour"), ev["t_ms"] - jump))
+    return out
+
+
+def test_a_reed_change_while_learning_is_forgotten_before_days_at_rest():
+    # The reed's restart time, set while the start learned (no quiet run of a busy nest clears it
+    # then), was kept until the first egg: days later it read as ahead, and that egg was never
+    # judged. The weigher's upkeep (once per window or four) drops a restart older than any window.
+    fresh = _reed_while_learning(0)
+    assert [(n, c) for n, c, _ in fresh] == [(1, "B")], fresh
+    for later in (HALF + 5000, 10 * DAY_MS):
+        assert _reed_while_learning(later) == fresh, later
