@@ -1,0 +1,52 @@
+# Turns on a nest switched on for days: gulo.app's Clock gives the flow milliseconds since boot,
+# long ints past 2**30 (12.4 days) on a 32-bit port such as the ESP32 and the WebAssembly VM this
+# also runs in, small ones on CPython. A clean take and a take with a second egg rolling out
+# 300 ms after the hand left (an alarm: docs/attempt-end.md) must be judged as on the first day,
+# ticks_ms's 2**30 wrap inside the confirmation window included (tests/test_nest_comes_back.py has
+# the same on the host, with the drill's loads and stalls). Plain asserts.
+
+from gulo.turnflow import PICK, TurnFlow
+
+from gamekit import game_with
+
+DAY_MS = 24 * 3600 * 1000
+
+
+def _turns(up):
+    from world import NestWorld
+
+    world = NestWorld(seed=5, sps=90)
+    flow = TurnFlow(game_with("GRYB"))
+    notes = []
+    state = [0, True]   # the time fed so far, the reed
+
+    def run(t_to):
+        for t in world.sample_times(state[0], t_to):
+            s = world.pole_is_seated(t)
+            if s != state[1]:
+                state[1] = s
+                notes.extend(flow.pole(s, up + t))
+            notes.extend(flow.sample(up + t, world.grams(t)))
+        state[0] = t_to
+
+    run(2000)
+    assert flow.phase == PICK, (up, notes)
+    flow.button("reveal", up + 2000)
+    world.take(2200, flow.game.demand, "steady")
+    run(4500)
+    flow.button("reveal", up + 4500)
+    want = flow.game.demand
+    left = world.take(4700, want, "steady")
+    world.drop(left + 300, "B" if want != "B" else "G")
+    run(left + 3000)
+    return [(n["outcome"]["event"], n["outcome"].get("cause")) for n in notes
+            if "outcome" in n and n["outcome"]["event"] in ("success", "alarm")]
+
+
+def test_turns_on_a_nest_on_for_days_are_judged_as_on_its_first_day():
+    fresh = _turns(0)
+    assert fresh == [("success", None), ("alarm", "egg")], fresh
+    # 2**30 - 6200: the wrap falls in the second attempt's confirmation window (its hand leaves at
+    # 5.7 s, the window runs 1 s from there)
+    for up in ((1 << 29) + 5000, (1 << 30) - 6200, 20 * DAY_MS):
+        assert _turns(up) == fresh, (up, _turns(up))
