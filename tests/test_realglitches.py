@@ -69,6 +69,8 @@ def test_weighscore_feeds_the_glitches_to_the_detector_and_refuses_a_bad_share(c
     assert all(min(abs(d - g) for g in sizes) < 1e-6 for d in off)
     scores_once_and_refuses(capsys, ["--glitches", "0.0075"], ["--glitches", "0.5"],
                             "--glitches must be a share of samples from 0 to 0.2")
+    scores_once_and_refuses(capsys, ["--glitches", "0"], ["--glitches", "0.01", "--tune-on", "phys"],
+                            "--glitches: not with --tune-on")
 
 
 def test_the_counting_tool_finds_planted_glitches_and_names_a_bad_cell(tmp_path):

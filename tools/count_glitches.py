@@ -65,6 +65,7 @@ def main(argv=None):
             p.error(str(e))
         for label, values in cols.items():
             if len(values) < 10:
+                print(f"{path} [{label}]: {len(values)} readings, too few to tell a glitch: left out")
                 continue
             spread, runs = glitches(values, a.sd)
             total += len(values)

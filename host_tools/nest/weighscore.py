@@ -425,6 +425,8 @@ def main(argv=None):
         p.error("--rate must be 1-1000 samples per second")
     if a.glitches is not None and not 0 <= a.glitches <= 0.2:
         p.error("--glitches must be a share of samples from 0 to 0.2")
+    if a.glitches is not None and a.tune_on:
+        p.error("--glitches: not with --tune-on (it tunes and scores on the models as they are)")
     if not 0 <= a.merge_ms <= 5000:
         p.error("--merge-ms must be 0-5000 ms")
     seeds = range(a.seed, a.seed + a.traces)
@@ -463,7 +465,8 @@ def main(argv=None):
             if a.model == "table":
                 values = importlib.import_module(BLIND["table"]).PARAMS[name]
             for v in values or SWEEP_RATES[rate]:
-                s, b = (summary(evaluate(made[d], seeds, model=a.model, rate=rate, over={**over, name: v}))
+                s, b = (summary(evaluate(made[d], seeds, model=a.model, rate=rate, over={**over, name: v},
+                                         glitches=a.glitches))
                         for d in ("weigher", "baseline"))
                 print(f"| {name} | {v:g} | {100 * s['accuracy']:.2f} % | {s['false']} | {s['early']} "
                       f"| {s['median_ms']:.0f} / {s['p95_ms']:.0f} | {100 * b['accuracy']:.2f} % "
