@@ -19,52 +19,60 @@ UPTIMES = (0, 2 * DAY_MS, HALF - 1000, HALF + 5000, 10 * DAY_MS, (1 << 30) - 400
 TAKES = [(1500, 18.0, 1.0, 0), (5000, 12.0, 1.0, 0)]   # a blue egg lifted clear, then a purple one
 
 
-def _events(boot_ms, relearn_at=None):
-    """The weigher's events, colours and times less boot_ms, for the two takes fed at an uptime of
-    boot_ms (a reset() at relearn_at ms into it: a calibration)."""
+def _events(takes, end_ms, clock, act=None):
+    """The weigher's events (out, colour, time on the trace's own clock) for `takes` at 80/s until
+    end_ms, each sample fed at clock(t); act(w, t) runs before each (a reset, the reed)."""
     w = Weigher()
     out = []
-    for t, g in _samples(80, TAKES, 9000, seed=3):
-        if relearn_at is not None and t >= relearn_at:
-            w.reset()
-            relearn_at = None
-        ev = w.feed(boot_ms + t, g)
+    for t, g in _samples(80, takes, end_ms, seed=3):
+        if act is not None:
+            act(w, t)
+        shift = clock(t) - t
+        ev = w.feed(t + shift, g)
         if ev is not None:
-            out.append((ev.get("out"), ev.get("colour"), ev["t_ms"] - boot_ms))
+            out.append((ev.get("out"), ev.get("colour"), ev["t_ms"] - shift))
+    return out
+
+
+def _on_for(boot_ms, relearn_at=None):
+    """The two takes at an uptime of boot_ms (a reset() at relearn_at ms: a calibration)."""
+    done = []  # type: list[int]
+
+    def act(w, t):
+        if relearn_at is not None and t >= relearn_at and not done:
+            w.reset()
+            done.append(t)
+    out = _events(TAKES, 9000, lambda t: boot_ms + t, act)
+    assert relearn_at is None or done
     return out
 
 
 def test_a_nest_on_for_days_weighs_as_on_its_first_day():
-    fresh = _events(0)
+    fresh = _on_for(0)
     assert [(n, c) for n, c, _ in fresh] == [(1, "B"), (1, "P")], fresh
     for up in UPTIMES:
-        assert _events(up) == fresh, (up, _events(up))
+        assert _on_for(up) == fresh, (up, _on_for(up))
 
 
 def test_a_calibration_after_days_on_weighs_as_on_the_first_day():
     # reset() (gulo.turnflow's relearn after a calibration) once the nest is quiet again
-    fresh = _events(0, relearn_at=400)
+    fresh = _on_for(0, relearn_at=400)
     assert [(n, c) for n, c, _ in fresh] == [(1, "B"), (1, "P")], fresh
     for up in UPTIMES:
-        assert _events(up, relearn_at=400) == fresh, (up, _events(up, relearn_at=400))
+        assert _on_for(up, relearn_at=400) == fresh, (up, _on_for(up, relearn_at=400))
 
 
 def _reed_while_learning(days_later_ms):
     """The pole knocked and seated again while the weigher learns the nest at boot, 12 s at rest,
     then (after days_later_ms more at rest: a jump in the clock stands in for them) a blue egg
     taken. Its events, times less the jump."""
-    w = Weigher()
-    out = []
-    for t, g in _samples(80, [(14000, 18.0, 1.0, 0)], 18000, seed=3):
+    def reed(w, t):
         if 100 <= t < 112:
             w.set_pole(False)
         elif 200 <= t < 212:
             w.set_pole(True)
-        jump = days_later_ms if t >= 12000 else 0
-        ev = w.feed(t + jump, g)
-        if ev is not None:
-            out.append((ev.get("out"), ev.get("colour"), ev["t_ms"] - jump))
-    return out
+    return _events([(14000, 18.0, 1.0, 0)], 18000, lambda t: t + (days_later_ms if t >= 12000 else 0),
+                   reed)
 
 
 def test_a_reed_change_while_learning_is_forgotten_before_days_at_rest():
