@@ -193,3 +193,20 @@ def test_adc_filter_settles_in_4_periods_and_rejects_mains_only_at_10_sps():
     assert _gain(k10, 50.0) < 1e-3 and _gain(k10, 60.0) < 1e-3
     assert _gain(k80, 50.0) > 0.03 and _gain(k80, 60.0) > 0.005   # sinc(f / 80)^4: 0.049, 0.008
     assert _gain(k10, 1.0) > 0.9                     # a slow change passes
+
+
+def test_the_still_hold_limit_shortens_only_the_holds():
+    # still_hold_max_s (its code's fixed 2.5 s at first) draws nothing per session: the model as
+    # written is the default, and a shorter limit changes the still takes' holds alone
+    s = tm.session(3, 80)
+    assert s.params["still_hold_max_s"] == 2.5
+    assert tm.session(3, 80, still_hold_max_s=2.5).samples == s.samples
+    short = tm.session(3, 80, still_hold_max_s=0.5)
+
+    def still_takes(x):
+        return [e["t_lift"] - e["t_in"] for e in x.truth if e["what"] == "out" and e["hand"] == "still"]
+    a, b = still_takes(short), still_takes(s)
+    assert a and len(a) == len(b)
+    assert all(x <= y + 1 for x, y in zip(a, b)) and any(y - x > 300 for x, y in zip(a, b)), (a, b)
+    with pytest.raises(ValueError, match="still_hold_max_s"):
+        tm.session(3, 80, still_hold_max_s=3.0)
