@@ -18,13 +18,12 @@ them, under what a nest meets on a shelf and at the bench:
 Once in CI (7fda696, 2026-11-27) a virtual board stayed in `settle` with no prompt after the drill
 and a new game: the weigher busy for minutes. That run is not reproduced; this checks the same
 promise everywhere it can be reached without a board. The planted fault below is the uptime bug,
-whose signature is that one. Turns, too, are judged alike at every uptime, the wrap of
-ticks_ms inside an attempt's confirmation window included (the old weigher judged nothing at
-2**29 ms + 5 s, and missed the late egg across the wrap)."""
+whose signature is that one. Turns at every uptime, the wrap of ticks_ms inside an attempt's
+confirmation window included: firmware/tests/test_turnflow_uptime.py (CPython and the 32-bit VM)."""
 
 import random
 
-from table import Table, fix_counts
+from table import fix_counts
 
 from gulo.rules import Game
 from gulo.turnflow import PICK, TurnFlow
@@ -123,47 +122,3 @@ def test_the_check_fails_on_the_weigher_that_forgot_after_six_days(monkeypatch):
     assert all(r["uptime_ms"] >= 1 << 29 and r["prompt"] is None and not r["at_rest"] for r in stuck)
 
 
-
-class _UpTable(Table):
-    """tests/table.Table with the board's clock `up` ms after its boot."""
-
-    def __init__(self, up, **kw):
-        super().__init__(**kw)
-        self.up = up
-
-    def run(self, ms):
-        for t in self.world.sample_times(self.t, self.t + ms):
-            seated = self.world.pole_is_seated(t)
-            if seated != self.seated:
-                self.seated = seated
-                self.notes += self.flow.pole(seated, self.up + t)
-            self.notes += self.flow.sample(self.up + t, self.world.grams(t))
-        self.t += ms
-
-    def press(self, button):
-        self.notes += self.flow.button(button, self.up + self.t)
-
-
-def _turns(up):
-    """A clean take, then a take with another egg rolling out 300 ms after the hand left (an
-    alarm: docs/attempt-end.md): the verdicts, at a board `up` ms after boot."""
-    table = _UpTable(up)
-    table.run(2000)
-    assert table.flow.phase == PICK, (up, table.notes)
-    table.press("reveal")
-    table.world.take(table.t + 200, table.game.demand, "steady")
-    table.run(2500)
-    table.press("reveal")
-    left = table.world.take(table.t + 200, table.game.demand, "steady")
-    table.world.drop(left + 300, "B" if table.game.demand != "B" else "G")
-    table.run(3000)
-    return [(o["event"], o.get("cause"), o.get("to")) for o in table.outcomes()]
-
-
-def test_turns_are_judged_alike_whatever_the_uptime():
-    # (1 << 30) - 6000: ticks_ms's wrap falls inside the second attempt's confirmation window (its
-    # hand leaves at 5.5 s, the window runs 1 s from there)
-    fresh = _turns(0)
-    assert [e for e, _, _ in fresh] == ["success", "alarm"], fresh
-    for up in ((1 << 29) + 5000, (1 << 30) - 6000, (1 << 30) + (1 << 29) + 77, 20 * DAY_MS):
-        assert _turns(up) == fresh, up

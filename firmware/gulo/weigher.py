@@ -217,10 +217,9 @@ class Weigher:
         self._t_q = -1         # t_ms the current quiet run began (its window's first sample)
         self._k_next = _T_K    # ms of quiet at which the level is judged (again)
         self._t_rs = -1        # t_ms of a restart (reed change, new window): quiet only after
-                               # it; -1 once a quiet run has begun after it or it is older than
-                               # any window (_track). Not 0 for "long ago": times compare modulo
-                               # 2**30, and after 6.2 days on, 0 was ahead
-                               # (firmware/tests/test_weigher_uptime.py)
+                               # it; -1 once it is older than any window (_track). Not 0 for "long
+                               # ago": times compare modulo 2**30, and after 6.2 days on, 0 was
+                               # ahead (firmware/tests/test_weigher_uptime.py)
         self._cand = -1        # a level that fits a colour, waiting out a possible hold (index)
         self._cand16 = 0
         self._cand_t = 0
@@ -561,10 +560,8 @@ class Weigher:
         if quiet:
             if self._t_q < 0:
                 tq = (t_ms - (w - 1) * self._per16 // _S) & _WRAP
-                if self._t_rs >= 0:
-                    if ((tq - self._t_rs + _HALF) & _WRAP) - _HALF < 0:
-                        return None   # the window still holds samples from before a restart
-                    self._t_rs = -1   # passed: a stale time would turn "ahead" 6.2 days on
+                if self._t_rs >= 0 and ((tq - self._t_rs + _HALF) & _WRAP) - _HALF < 0:
+                    return None   # the window still holds samples from before a restart
                 self._t_q = tq
                 self._q_free = rung
                 self._k_next = _T_K
