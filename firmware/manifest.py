@@ -26,6 +26,7 @@ package(
         "hx711.py",
         "ledview.py",
         "nestcheck.py",
+        "nestfault.py",
         "peripherals.py",
         "prng.py",
         "rules.py",

@@ -67,6 +67,35 @@ def test_a_turn_a_pole_alarm_and_the_console(vboard):
         console.wait(lambda ev: ev.get("ev") == "stopped")
 
 
+def test_a_nest_that_never_rests_is_a_fault_until_it_rests_and_play_goes_on(vboard):
+    # gulo.nestfault: the cell's noisy fault (2 g rms and 50 Hz pickup, nest.world) keeps the
+    # nest from resting; after UNSETTLED_MS (30 s) the board says so, with no verdict, and clears
+    # the fault once the nest rests again (the flow's own times: the virtual board keeps time
+    # for the firmware, docs/virtual-board.md)
+    with serial.Serial(vboard.port, 115200, timeout=0.1) as port:
+        console = boot(vboard, port)
+        console.wait(lambda ev: ev.get("ev") == "note" and ev["note"].get("phase") == "pick")
+        console.send(cmd="press", button="reveal", id=1)       # an attempt is under way
+        seen = console.wait(lambda ev: ev.get("ev") == "action")
+        vboard.control.fault("noisy", True)
+        seen += console.wait(lambda ev: ev.get("ev") == "fault" and ev.get("what") == "nest", 60)
+        assert "keeps moving and cannot weigh (30 s of motion)" in seen[-1]["detail"]
+        console.send(cmd="sensors", id=2)
+        seen += console.wait(lambda ev: ev.get("re") == "sensors")
+        assert seen[-1]["nest"] == "unsettled" and seen[-1]["hx711"] == "ok"
+        console.send(cmd="status", id=3)
+        seen += console.wait(lambda ev: ev.get("re") == "status")
+        assert "keeps moving" in seen[-1]["fault"]
+        vboard.control.fault("noisy", False)
+        seen += console.wait(lambda ev: ev.get("ev") == "fault_cleared" and ev.get("what") == "nest", 15)
+        console.send(cmd="status", id=4)
+        seen += console.wait(lambda ev: ev.get("re") == "status")
+        status = seen[-1]
+        assert [ev["action"] for ev in seen if ev.get("ev") == "action"] == [{"do": "reveal"}]   # no verdict
+        assert status["fault"] is None and status["state"]["demand"] is not None
+        assert status["state"]["turn"] == 0
+
+
 def test_an_unplugged_hx711_is_shown_and_causes_no_alarm(vboard):
     with serial.Serial(vboard.port, 115200, timeout=0.1) as port:
         console = boot(vboard, port)

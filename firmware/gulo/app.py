@@ -35,6 +35,7 @@ from gulo.debounce import Hold
 from gulo.gamestore import GameStore, Settings
 from gulo.hx711 import DEFAULT_COUNTS_PER_G, Scale, Silence
 from gulo.ledview import LedView, brightness_cap
+from gulo.nestfault import NestWatch
 from gulo.peripherals import Peripherals
 from gulo.rules import Game
 from gulo.turnflow import CONFIRM, WON, TurnFlow
@@ -94,6 +95,7 @@ class Nest:
         self.view = LedView(cap=brightness_cap(self.config.values["brightness"]))
         self.tune = sounds.Tune()
         self.fault = None          # the HX711 fault being shown, or None
+        self.watch = NestWatch()   # the nest's own fault: never at rest, or a noisy cell
         self.last_grams = None
         self.alive = {}
         self.wdt_started = False
@@ -269,9 +271,20 @@ class Nest:
                 grams = self.scale.grams(raw)
                 self.last_grams = grams
                 self.handle(self.flow.sample(now, grams), now)
+                if self.watch.check(self.flow.weigher, now):
+                    self._nest_fault(now)
             elif silence.over(now):
                 self._hx_fault("no answer from the HX711 (unplugged?)", now)
             await asyncio.sleep_ms(0)  # let the others run before the next wait
+
+    def _nest_fault(self, now):
+        # The nest cannot weigh (gulo.nestfault), or can again: said like the HX711's faults.
+        detail = self.watch.detail()
+        if detail:
+            self.emit({"ev": "fault", "what": "nest", "detail": detail})
+            self.play("nope", now)
+        else:
+            self.emit({"ev": "fault_cleared", "what": "nest"})
 
     def _hx_fault(self, detail, now):
         if self.fault != detail:

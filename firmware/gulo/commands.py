@@ -44,8 +44,9 @@ def _dispatch(nest, cmd, args, id):
     flow = nest.flow
     answer = console.answer
     if cmd in ("status", "state"):
-        print(answer(cmd, id, phase=flow.phase, prompt=flow.prompt, need=flow.need, fault=nest.fault,
-                     appeal=flow.appeal(), state=flow.game.state()))
+        # the fault: the HX711's (unplugged, saturated) first, else the nest's (gulo.nestfault)
+        print(answer(cmd, id, phase=flow.phase, prompt=flow.prompt, need=flow.need,
+                     fault=nest.fault or nest.watch.detail(), appeal=flow.appeal(), state=flow.game.state()))
     elif cmd == "new":
         values = nest.config.values
         nest.start_game(args.get("players", values["players"]), args.get("variant", values["variant"]),
@@ -67,7 +68,8 @@ def _dispatch(nest, cmd, args, id):
     elif cmd == "sensors":
         w = flow.weigher
         print(answer(cmd, id, grams=nest.last_grams, at_rest=w.at_rest, noise_g=w.noise_g(), sps=w.rate_sps(),
-                     pole_seated=flow.pole_seated, hx711=nest.fault or "ok", mem_alloc=gc.mem_alloc()))
+                     pole_seated=flow.pole_seated, hx711=nest.fault or "ok",
+                     nest=nest.watch.word(), mem_alloc=gc.mem_alloc()))
     elif cmd == "io":
         print(answer(cmd, id, **io_state(nest.hw)))
     elif cmd == "leds":

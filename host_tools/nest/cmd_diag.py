@@ -161,7 +161,7 @@ class View:
             if g is not None else "weight   (no sample yet)",
             f"         {sparkline(vals)}",
             f"stable   {rest}, noise {'?' if noise is None else f'{noise:.3f}'} g, "
-            f"HX711 {s.get('hx711', '?')}; {rate_advice(s.get('sps'))}",
+            f"HX711 {s.get('hx711', '?')}, nest {s.get('nest', '?')}; {rate_advice(s.get('sps'))}",
             f"pole     {pole}      phase {self.phase or '?'} (what the LEDs show)",
             "verdicts " + (" | ".join(self.verdicts) or "-"),
             buttons_plain(self.io),

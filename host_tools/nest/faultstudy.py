@@ -1,0 +1,152 @@
+"""The figures behind gulo.nestfault's limits, from the nest models' sessions (nest.weighscore's)
+fed to the firmware's weigher and watch (docs/weigher.md, "A nest that cannot weigh").
+
+    .venv/bin/python -m nest.faultstudy play  [--models ...] [--rates 80 10] [--traces 40]
+    .venv/bin/python -m nest.faultstudy noise [--models ...] [--rates 80 10] [--traces 40]
+        [--extra 0 0.2 0.3 0.4 0.6]
+    .venv/bin/python -m nest.faultstudy rub [--rates 80 10] [--traces 10]
+
+play: a healthy nest at play. Per model and setting: the most motion the watch counted in a
+session (UNSETTLED_MS is the fault) and its 90th percentile, the highest noise the weigher learned
+at rest (NOISY_CG is the fault), and the faults shown (0 wanted).
+noise: white noise of `extra` g rms added to every sample of the same sessions (a loose wire, a
+poor supply): the weigher's accuracy (nest.weighscore's scoring) and the noise it learned, which
+is what the watch compares with NOISY_CG.
+rub: a bowl that rubs on the box for 60 s, as motion of `sd` g rms from sample to sample on a
+quiet nest (0.04 g of noise), sd from a touch to a scrape: when the fault is shown (from the
+rubbing's start), and the eggs the weigher said meanwhile (none wanted)."""
+
+import argparse
+import random
+
+from gulo.nestfault import NestWatch
+from gulo.weigher import Weigher
+from nest import weighscore
+
+MODELS = ["phys", "table", "lift", "grip"]
+
+
+def session(model, rate, seed, extra=0.0):
+    """One session: (most motion counted ms, learned noise at rest: median and highest (cg),
+    faults shown, the weigher's events, the model's truth)."""
+    world, samples = weighscore.trace(model, seed, rate)
+    if extra:
+        rng = random.Random(seed)
+        samples = [(t, g + rng.gauss(0, extra), p) for t, g, p in samples]
+    w = Weigher(masses=world.masses, pole_g=world.pole_g)
+    watch = NestWatch()
+    most = faults = 0
+    noise = []
+    events = []
+    for t, g, pole in samples:
+        w.set_pole(pole)
+        ev = w.feed(t, g)
+        if ev is not None:
+            events.append(ev)
+        if watch.check(w, t) and watch.kind:
+            faults += 1
+        if watch.moved > most:
+            most = watch.moved
+        if w.ready and w.at_rest:
+            noise.append(w.noise_cg())
+    noise.sort()
+    return most, noise[len(noise) // 2], noise[-1], faults, events, world.truth
+
+
+def play(a):
+    print("| model | setting | sessions | most motion counted | 90th pct | highest noise learned | faults |")
+    print("|---|---|---|---|---|---|---|")
+    for model in a.models:
+        for rate in a.rates:
+            rows = [session(model, rate, s) for s in range(a.seed, a.seed + a.traces)]
+            most = sorted(r[0] for r in rows)
+            print(f"| {model} | {rate} SPS | {len(rows)} | {most[-1] / 1000:.1f} s | "
+                  f"{most[int(0.9 * len(most))] / 1000:.1f} s | {max(r[2] for r in rows) / 100:.2f} g | "
+                  f"{sum(r[3] for r in rows)} |", flush=True)
+
+
+def noise(a):
+    print("| model | setting | added noise | right | false | early | noise learned (session medians) "
+          "| sessions with a fault shown |")
+    print("|---|---|---|---|---|---|---|---|")
+    for model in a.models:
+        for rate in a.rates:
+            for extra in a.extra:
+                tot = {"changes": 0, "right": 0, "false": 0, "early": 0}
+                med = []
+                faulted = 0
+                for s in range(a.seed, a.seed + a.traces):
+                    _most, m, _hi, faults, events, truth = session(model, rate, s, extra)
+                    r = weighscore.score(truth, events)
+                    for k in tot:
+                        tot[k] += r[k]
+                    med.append(m)
+                    faulted += faults > 0
+                print(f"| {model} | {rate} SPS | {extra:g} g | {100 * tot['right'] / tot['changes']:.2f} % "
+                      f"of {tot['changes']} | {tot['false']} | {tot['early']} | "
+                      f"{min(med) / 100:.2f}-{max(med) / 100:.2f} g | {faulted} of {a.traces} |", flush=True)
+
+
+RUB_SD = (0.1, 0.3, 0.5, 1.0, 2.0, 4.0)
+
+
+def rubbing(rate, sd, seed, start_ms=5000, rub_ms=60000):
+    """(t_ms, grams) at the setting's real rate (90/s or 11/s, 1 ms of jitter): a quiet 500 g
+    nest that rubs from start_ms for rub_ms."""
+    rng = random.Random(seed)
+    period = 1000.0 / (90 if rate == 80 else 11)
+    out = []
+    t = period
+    while t < start_ms + rub_ms + 5000:
+        g = 500.0 + rng.gauss(0, 0.04)
+        if start_ms <= t < start_ms + rub_ms:
+            g += rng.gauss(0, sd)
+        out.append((int(t + rng.random()), g))
+        t += period
+    return out
+
+
+def rub(a):
+    print("| setting | motion sd | fault shown after (median, of sessions) | first fault "
+          "| eggs said while rubbing |")
+    print("|---|---|---|---|---|")
+    for rate in a.rates:
+        for sd in RUB_SD:
+            shown = []
+            kinds = {}
+            said = 0
+            for seed in range(a.seed, a.seed + a.traces):
+                w = Weigher()
+                watch = NestWatch()
+                first = None
+                for t, g in rubbing(rate, sd, seed):
+                    ev = w.feed(t, g)
+                    if ev is not None and "out" in ev and 5000 <= t < 65000:
+                        said += 1
+                    if watch.check(w, t) and watch.kind and first is None:
+                        first = t - 5000
+                        kinds[watch.word()] = kinds.get(watch.word(), 0) + 1
+                if first is not None:
+                    shown.append(first)
+            shown.sort()
+            when = f"{shown[len(shown) // 2] / 1000:.1f} s, {len(shown)} of {a.traces}" if shown else \
+                f"never, 0 of {a.traces}"
+            first_kinds = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "-"
+            print(f"| {rate} SPS | {sd:g} g | {when} | {first_kinds} | {said} |", flush=True)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("study", choices=("play", "noise", "rub"))
+    p.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
+    p.add_argument("--rates", nargs="+", type=int, default=[80, 10], choices=(80, 10))
+    p.add_argument("--traces", type=int, default=40)
+    p.add_argument("--seed", type=int, default=3001)
+    p.add_argument("--extra", nargs="+", type=float, default=[0.0, 0.2, 0.3, 0.4, 0.6],
+                   help="noise study: g rms added to every sample")
+    a = p.parse_args(argv)
+    {"play": play, "noise": noise, "rub": rub}[a.study](a)
+
+
+if __name__ == "__main__":
+    main()
