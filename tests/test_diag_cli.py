@@ -14,7 +14,7 @@ import pytest
 from nest_console_fixtures import NEST, fresh_game
 
 from nest.boardconsole import BoardConsole
-from nest.cmd_diag import leds_plain, letter, sparkline
+from nest.cmd_diag import View, leds_plain, letter, sparkline
 
 pytestmark = pytest.mark.board
 
@@ -29,6 +29,7 @@ def test_record_while_an_egg_is_taken_then_replay_finds_it(nest_board, tmp_path)
     out, err = proc.communicate(timeout=40)
     assert proc.returncode == 0, err
     assert "weight" in out and "pole seated" in out and "recorded" in out
+    assert "HX711 ok, nest ok;" in out   # the nest's own fault (gulo.nestfault): none
     rows = trace.read_text().splitlines()
     assert rows[0] == "t_ms,grams"
     assert len(rows) > 80  # at least a second of samples (fewer than 80 SPS when the machine is loaded)
@@ -42,6 +43,15 @@ def test_record_while_an_egg_is_taken_then_replay_finds_it(nest_board, tmp_path)
     with BoardConsole.open(nest_board.port) as con:
         assert not any(ev.get("ev") == "sample" for ev in con.events(0.5))
     nest_board.control.pour_back()
+
+
+def test_the_stability_line_names_the_nests_own_fault():
+    view = View()
+    view.sensors = {"at_rest": False, "noise_g": 0.02, "hx711": "ok", "nest": "unsettled", "sps": 90}
+    line = [x for x in view.lines() if x.startswith("stable")][0]
+    assert "moving" in line and "HX711 ok, nest unsettled;" in line
+    view.sensors = {"hx711": "ok"}   # a board whose firmware has no such field yet
+    assert "HX711 ok, nest ?;" in [x for x in view.lines() if x.startswith("stable")][0]
 
 
 def test_sparkline():

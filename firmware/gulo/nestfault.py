@@ -68,8 +68,12 @@ class NestWatch:
             dt = _GAP_MS                   # a stall of the sampler is not motion seen
         kind = OK
         if not w.ready:
-            self.moved = 0                 # learning the nest (a boot, a relearn): nothing to judge
+            # learning the nest (a boot, a relearn): no motion to judge, and the noise shown is
+            # learned again at the end (cleared and shown again, it would sound at every relearn)
+            self.moved = 0
             self.calm = -1
+            if self.kind == NOISY:
+                kind = NOISY
         else:
             busy = w.busy_since >= 0
             if busy:

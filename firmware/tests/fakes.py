@@ -1,5 +1,18 @@
 # Fakes at the level the drivers use the hardware: Pin-like objects, a clock, an HX711 chip that
-# speaks its serial protocol bit by bit. Injected into the drivers, never patched in.
+# speaks its serial protocol bit by bit. Injected into the drivers, never patched in. And the heap
+# lock the allocation tests take: MicroPython's own in the VM, a no-op on CPython (IN_VM says which).
+
+try:
+    from micropython import heap_lock, heap_unlock
+    IN_VM = True
+except ImportError:  # CPython
+    IN_VM = False
+
+    def heap_lock() -> int:  # same contract as micropython.heap_lock
+        return 0
+
+    def heap_unlock() -> int:
+        return 0
 
 
 class FakeClock:

@@ -5,7 +5,7 @@
 # builds its notes, dicts, before them: that allocation is the rule engine's and is not covered.)
 # On CPython there is no heap lock: these check the outputs only.
 
-from fakes import FakePin
+from fakes import IN_VM, FakePin, heap_lock, heap_unlock
 
 from gulo import board
 from gulo.debounce import Debounced
@@ -14,18 +14,6 @@ from gulo.sounds import ALARM, Tune
 from gulo.turnflow import ATTEMPT, TurnFlow
 
 from gamekit import game_with, play
-
-try:
-    from micropython import heap_lock, heap_unlock
-    IN_VM = True
-except ImportError:  # CPython
-    IN_VM = False
-
-    def heap_lock() -> int:  # same contract as micropython.heap_lock
-        return 0
-
-    def heap_unlock() -> int:
-        return 0
 
 
 def locked(fn, *args):

@@ -4,18 +4,9 @@
 # inside the MicroPython VM (tests/test_firmware_in_micropython.py) a locked heap makes any
 # allocation raise MemoryError. On CPython there is no heap lock and these check the flags only.
 
-from fakes import FakePin
+from fakes import FakePin, heap_lock, heap_unlock
 
 from gulo.debounce import Debounced, IrqFlag
-
-try:
-    from micropython import heap_lock, heap_unlock
-except ImportError:  # CPython
-    def heap_lock() -> int:  # same contract as micropython.heap_lock
-        return 0
-
-    def heap_unlock() -> int:
-        return 0
 
 
 class StoreFlag:
