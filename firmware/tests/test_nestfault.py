@@ -7,7 +7,7 @@
 from fakes import heap_lock, heap_unlock
 from test_weigher_rate import _Rng, _samples
 
-from gulo.nestfault import CLEAR_CG, NOISY, NOISY_CG, OK, UNSETTLED, UNSETTLED_MS, NestWatch
+from gulo.nestfault import CLEAR_CG, NOISY, NOISY_CG, NOISY_MS, OK, UNSETTLED, UNSETTLED_MS, NestWatch
 from gulo.weigher import Weigher
 
 
@@ -60,9 +60,11 @@ def test_a_shorter_disturbance_is_no_fault():
 
 def test_a_noisy_cell_is_a_fault_and_a_healthy_one_never():
     for rate in (80, 11):
-        # 0.8 g rms from boot (a loose wire): learned at the start, shown at once and kept
-        changes, _ = _watch(_samples(rate, [(3000, 18.0, 1.0, 0)], 8000, seed=7, noise_g=0.8))
-        assert [k for _, k in changes] == [NOISY] and changes[0][0] < 1500, (rate, changes)
+        # 0.8 g rms from boot (a loose wire): learned at the start, shown after NOISY_MS at rest
+        # (the take in between pauses the count), and kept
+        changes, _ = _watch(_samples(rate, [(3000, 18.0, 1.0, 0)], 12000, seed=7, noise_g=0.8))
+        assert [k for _, k in changes] == [NOISY], (rate, changes)
+        assert NOISY_MS < changes[0][0] < NOISY_MS + 3500, (rate, changes)
         watch = NestWatch()
         watch.kind, watch.noise_cg = NOISY, 61
         assert "0.61 g rms" in watch.detail()
@@ -74,39 +76,72 @@ def test_a_noisy_cell_is_a_fault_and_a_healthy_one_never():
         assert changes == [] and said == ["B", "P", "G"], (rate, changes, events)
 
 
-def test_the_noise_fault_clears_below_its_limit_not_at_it():
-    # the learned noise wanders about its value: a fault shown at NOISY_CG + 1 stays until it
-    # has fallen under CLEAR_CG, then clears once
-    class W:
-        ready = True
-        busy_since = -1
-        n = NOISY_CG + 1
+class _Stub:
+    """A weigher as the watch reads it: ready, at rest (busy_since -1) or not, its learned noise."""
+    ready = True
+    busy_since = -1
+    n = NOISY_CG + 1
 
-        def noise_cg(self):
-            return self.n
-    w = W()
-    watch = NestWatch()
-    assert watch.check(w, 0) and watch.kind == NOISY and "0.31 g rms" in watch.detail()
-    seen = []
-    for n in (NOISY_CG, NOISY_CG - 2, NOISY_CG + 1, CLEAR_CG + 1, CLEAR_CG, CLEAR_CG - 1, 31, 10):
-        w.n = n
-        seen.append(watch.check(w, 0))
-    assert seen == [False, False, False, False, False, True, True, True], seen
-    # busy: the noise is not learned there, so the fault shown stays until it rests or times out
-    watch.check(W(), 0)
-    w.busy_since, w.n = 100, 10
-    for t in range(100, UNSETTLED_MS, 100):   # a sample every 100 ms from the last at 0
-        assert not watch.check(w, t) and watch.kind == NOISY, t
-    assert watch.check(w, UNSETTLED_MS) and watch.kind == UNSETTLED
-    assert "30 s of motion" in watch.detail()
+    def noise_cg(self):
+        return self.n
+
+
+class _Feed:
+    """The watch fed a sample every 100 ms of a stub weigher, time running on."""
+
+    def __init__(self, w):
+        self.w = w
+        self.watch = NestWatch()
+        self.t = 0
+
+    def run(self, ms, **stub):
+        """Set the stub's fields, feed `ms` of samples: the times at which the fault changed."""
+        for k in stub:
+            setattr(self.w, k, stub[k])
+        out = []
+        for _ in range(ms // 100):
+            self.t += 100
+            if self.watch.check(self.w, self.t):
+                out.append(self.t)
+        return out
+
+
+def test_the_noise_fault_needs_its_time_at_rest_and_clears_below_its_limit_not_at_it():
+    f = _Feed(_Stub())
+    # above the limit: shown once NOISY_MS of rest have passed with it (a ring dies sooner)
+    # (the first sample brings no time: there is none before it)
+    assert f.run(NOISY_MS) == [] and f.watch.kind == OK
+    assert f.run(200) == [NOISY_MS + 100] and "0.31 g rms" in f.watch.detail()
+    # the learned noise wanders about its value: shown until it has fallen under CLEAR_CG
+    for n in (NOISY_CG, NOISY_CG - 2, NOISY_CG + 1, CLEAR_CG + 1, CLEAR_CG):
+        assert f.run(100, n=n) == [] and f.watch.kind == NOISY, n
+    assert f.run(100, n=CLEAR_CG - 1) == [f.t] and f.watch.kind == OK
+    # a ring: above the limit for less than NOISY_MS, then below CLEAR_CG, again and again
+    for _ in range(5):
+        assert f.run(NOISY_MS - 1000, n=45) == []
+        assert f.run(500, n=10) == []
+    # time between CLEAR_CG and the limit neither counts nor forgets
+    assert f.run(NOISY_MS - 1000, n=40) == []
+    assert f.run(3000, n=20) == []
+    t = f.t
+    assert f.run(1500, n=40) == [t + 1000] and f.watch.kind == NOISY
+
+
+def test_a_shown_noise_fault_outlasts_motion_and_relearns():
+    f = _Feed(_Stub())
+    f.run(NOISY_MS + 200)
+    assert f.watch.kind == NOISY
+    # busy: the noise is not learned there, so the fault shown stays until it rests or the
+    # motion makes the other fault
+    t = f.t
+    assert f.run(UNSETTLED_MS + 500, busy_since=t, n=10) == [t + UNSETTLED_MS]
+    assert f.watch.kind == UNSETTLED and "30 s of motion" in f.watch.detail()
     # a relearn (ready again only once the nest is learned) drops the motion counted, and keeps
     # a noise fault shown until the noise is learned again
-    w.ready = False
-    assert watch.check(w, UNSETTLED_MS + 100) and watch.kind == OK
-    watch.kind = NOISY
-    assert not watch.check(w, UNSETTLED_MS + 200) and watch.kind == NOISY
-    w.ready, w.busy_since, w.n = True, -1, 10
-    assert watch.check(w, UNSETTLED_MS + 300) and watch.kind == OK
+    assert f.run(100, ready=False) == [f.t] and f.watch.kind == OK
+    f.watch.kind, f.watch.noisy = NOISY, NOISY_MS
+    assert f.run(1000) == [] and f.watch.kind == NOISY
+    assert f.run(100, ready=True, busy_since=-1) == [f.t] and f.watch.kind == OK
 
 
 def test_the_watch_allocates_nothing_at_a_sample():
