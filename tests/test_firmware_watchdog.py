@@ -32,10 +32,11 @@ HEAP_BUDGET = 55_968
 # +160 B), 63,936 B read here, 2026-11-27: the CI figure above plus that growth is 64,352 B.
 # 65,504-65,520 B after the nest's own fault (gulo.nestfault, import 1,360 B) and the weigher's
 # start restart (import 7,280 B): +1,616 B, 65,552 B read here, 2026-11-27; 64,352 + 1,616 = 65,968 B.
+# 65,856 B with the noise fault's time at rest (nestfault import 1,552 B): +304 B, so 66,272 B.
 # Until the budget is met (docs/firmware-budgets.md: freezing the package, which takes the
 # bytecode off the heap), the heap after boot must not grow past the highest figure seen plus
 # 512 B: a guard against growth, not a budget.
-HEAP_CEILING = 66_480
+HEAP_CEILING = 66_784
 
 
 def deploy_mpy(board, tmp_path):
