@@ -22,8 +22,34 @@ import random
 from gulo.nestfault import NestWatch
 from gulo.weigher import Weigher
 from nest import weighscore
+from nest.tracegen import run
 
 MODELS = ["phys", "table", "lift", "grip"]
+
+
+class Watched:
+    """The firmware's weigher with its watch, as the board's sampler runs them (a detector for
+    nest.tracegen.run): after each sample, the watch's check and what the study reads from it."""
+
+    def __init__(self, world):
+        self.w = Weigher(masses=world.masses, pole_g=world.pole_g)
+        self.watch = NestWatch()
+        self.most = 0      # the most motion counted
+        self.faults = 0    # faults shown
+        self.noise = []    # the learned noise at rest, a sample at a time (cg)
+
+    def set_pole(self, seated):
+        self.w.set_pole(seated)
+
+    def feed(self, t, g):
+        w, watch = self.w, self.watch
+        ev = w.feed(t, g)
+        if watch.check(w, t) and watch.kind:
+            self.faults += 1
+        self.most = max(self.most, watch.moved)
+        if w.ready and w.at_rest:
+            self.noise.append(w.noise_cg())
+        return ev
 
 
 def session(model, rate, seed, extra=0.0):
@@ -33,24 +59,10 @@ def session(model, rate, seed, extra=0.0):
     if extra:
         rng = random.Random(seed)
         samples = [(t, g + rng.gauss(0, extra), p) for t, g, p in samples]
-    w = Weigher(masses=world.masses, pole_g=world.pole_g)
-    watch = NestWatch()
-    most = faults = 0
-    noise = []
-    events = []
-    for t, g, pole in samples:
-        w.set_pole(pole)
-        ev = w.feed(t, g)
-        if ev is not None:
-            events.append(ev)
-        if watch.check(w, t) and watch.kind:
-            faults += 1
-        if watch.moved > most:
-            most = watch.moved
-        if w.ready and w.at_rest:
-            noise.append(w.noise_cg())
-    noise.sort()
-    return most, noise[len(noise) // 2], noise[-1], faults, events, world.truth
+    det = Watched(world)
+    events = run(det, samples)
+    noise = sorted(det.noise)
+    return det.most, noise[len(noise) // 2], noise[-1], det.faults, events, world.truth
 
 
 def play(a):
