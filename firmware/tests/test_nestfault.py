@@ -53,7 +53,8 @@ def test_a_bowl_that_never_rests_is_a_fault_after_its_time_and_cleared_once_it_r
 
 
 def test_a_shorter_disturbance_is_no_fault():
-    # the longest busy spell of play measured in the nest models is 12.9 s (docs/weigher.md)
+    # play counts at most 23.2 s of motion in the nest models (docs/weigher.md, "A nest that
+    # cannot weigh"); 15 s of rubbing counts 15 s at most
     changes, _ = _watch(_rubbing(3000, 3000 + 15000))
     assert changes == [], changes
 
