@@ -12,8 +12,8 @@ FAULTS = {
         ("        self._mad_kept = self._mad16 if self.ready and keep_noise else 0\n",
          "        self._mad_kept = 0\n"),
     "the start's restart forgets the kept noise":
-        ("                self._n = 1\n                self._mad16 = self._mad_kept\n",
-         "                self._n = 1\n                self._mad16 = 0\n"),
+        ("        self._n = 1\n        self._mad16 = self._mad_kept\n",
+         "        self._n = 1\n        self._mad16 = 0\n"),
 }
 
 

@@ -402,9 +402,7 @@ class Weigher:
                 # window's own test below can see it. Learned from, it passed for grams of noise
                 # (the fifth model's seed 2024 at 10 SPS: 274 g, 28 s to forget; its first egg, a
                 # yellow, said green, the next missed). The learning starts again from this sample.
-                self._n = 1
-                self._mad16 = 0
-                self._t_learn = t_ms
+                self._learn_again(t_ms)
             else:
                 self._mad16 += (d * 77 // 2 - self._mad16) >> (2 if n < 8 else 4)
         if st != _IDLE:
@@ -541,9 +539,7 @@ class Weigher:
                 self._t_learn = t_ms
             late = ((t_ms - self._t_init + _HALF) & _WRAP) - _HALF > _T_INIT_MAX
             if self._n > w and (far or not quiet) and not late:
-                self._n = 1
-                self._mad16 = self._mad_kept
-                self._t_learn = t_ms
+                self._learn_again(t_ms)
                 return None
             age = ((t_ms - self._t_learn + _HALF) & _WRAP) - _HALF
             if self._n >= _N_MIN and age >= _T_INIT and quiet:
@@ -653,6 +649,13 @@ class Weigher:
         In small ints: e <= sqrt(var_w2) / (2 w), squared."""
         e *= w
         return e < 12200 and 4 * e * e <= var_w2
+
+    def _learn_again(self, t_ms):
+        """The start learns the nest again from this sample: its count, its noise (unless kept
+        from a rest before a reset()) and its time."""
+        self._n = 1
+        self._mad16 = self._mad_kept
+        self._t_learn = t_ms
 
     def _track(self, t_ms):
         """Measure the sample period from the time the last span of windows took: one window at

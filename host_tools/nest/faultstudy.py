@@ -31,11 +31,12 @@ class Watched:
     """The firmware's weigher with its watch, as the board's sampler runs them (a detector for
     nest.tracegen.run): after each sample, the watch's check and what the study reads from it."""
 
-    def __init__(self, world):
-        self.w = Weigher(masses=world.masses, pole_g=world.pole_g)
+    def __init__(self, world=None):
+        self.w = Weigher(masses=world.masses, pole_g=world.pole_g) if world else Weigher()
         self.watch = NestWatch()
         self.most = 0      # the most motion counted
         self.faults = 0    # faults shown
+        self.first = None  # (t_ms, word) of the first fault shown
         self.noise = []    # the learned noise at rest, a sample at a time (cg)
 
     def set_pole(self, seated):
@@ -46,6 +47,8 @@ class Watched:
         ev = w.feed(t, g)
         if watch.check(w, t) and watch.kind:
             self.faults += 1
+            if self.first is None:
+                self.first = (t, watch.word())
         self.most = max(self.most, watch.moved)
         if w.ready and w.at_rest:
             self.noise.append(w.noise_cg())
@@ -128,18 +131,12 @@ def rub(a):
             kinds = {}
             said = 0
             for seed in range(a.seed, a.seed + a.traces):
-                w = Weigher()
-                watch = NestWatch()
-                first = None
-                for t, g in rubbing(rate, sd, seed):
-                    ev = w.feed(t, g)
-                    if ev is not None and "out" in ev and 5000 <= t < 65000:
-                        said += 1
-                    if watch.check(w, t) and watch.kind and first is None:
-                        first = t - 5000
-                        kinds[watch.word()] = kinds.get(watch.word(), 0) + 1
-                if first is not None:
-                    shown.append(first)
+                det = Watched()
+                events = run(det, [(t, g, True) for t, g in rubbing(rate, sd, seed)])
+                said += len([ev for ev in events if "out" in ev and 5000 <= ev["t_ms"] < 65000])
+                if det.first is not None:
+                    shown.append(det.first[0] - 5000)
+                    kinds[det.first[1]] = kinds.get(det.first[1], 0) + 1
             shown.sort()
             when = f"{shown[len(shown) // 2] / 1000:.1f} s, {len(shown)} of {a.traces}" if shown else \
                 f"never, 0 of {a.traces}"
