@@ -18,6 +18,7 @@ package(
         "app.py",
         "board.py",
         "calibration.py",
+        "clock.py",
         "commands.py",
         "console.py",
         "debounce.py",

@@ -54,6 +54,22 @@ def test_the_stability_line_names_the_nests_own_fault():
     assert "HX711 ok, nest ?;" in [x for x in view.lines() if x.startswith("stable")][0]
 
 
+def test_a_recording_across_the_boards_clock_wrap_goes_on_in_order(tmp_path):
+    # the board's clock wraps at 2**30 ms (gulo.clock), 12.4 days after boot: the view keeps its
+    # last SPARK_S seconds and the trace stays in order across it
+    from nest.cmd_diag import PERIOD_MS, SPARK_S, _sample
+
+    view = View()
+    path = tmp_path / "t.csv"
+    with open(path, "w") as record:
+        for k in range(800):   # 10 s at 80/s, the wrap after 5 s
+            _sample({"t_ms": (PERIOD_MS - 5000 + 12 * k) % PERIOD_MS, "g": 1.0}, view, record)
+    times = [int(line.split(",")[0]) for line in path.read_text().splitlines()]
+    assert times == [PERIOD_MS - 5000 + 12 * k for k in range(800)]
+    kept = [t for t, _ in view.samples]
+    assert kept[-1] - kept[0] <= SPARK_S * 1000 and len(kept) > 300, (len(kept), kept[0], kept[-1])
+
+
 def test_sparkline():
     assert sparkline([]) == ""
     assert sparkline([1.0] * 10) == "▁" * 10          # quiet: flat, noise not amplified

@@ -33,10 +33,12 @@ HEAP_BUDGET = 55_968
 # 65,504-65,520 B after the nest's own fault (gulo.nestfault, import 1,360 B) and the weigher's
 # start restart (import 7,280 B): +1,616 B, 65,552 B read here, 2026-11-27; 64,352 + 1,616 = 65,968 B.
 # 65,856 B with the noise fault's time at rest (nestfault import 1,552 B): +304 B, so 66,272 B.
+# 66,640 B with the clock that wraps (gulo.clock) against 65,904 B without, read side by side on
+# 2026-11-27: +736 B, so 67,008 B.
 # Until the budget is met (docs/firmware-budgets.md: freezing the package, which takes the
 # bytecode off the heap), the heap after boot must not grow past the highest figure seen plus
 # 512 B: a guard against growth, not a budget.
-HEAP_CEILING = 66_784
+HEAP_CEILING = 67_520
 
 
 def deploy_mpy(board, tmp_path):

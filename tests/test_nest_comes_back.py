@@ -2,8 +2,8 @@
 turn flow and weigher (firmware) fed by the nest model (nest.world) as the board's sampler feeds
 them, under what a nest meets on a shelf and at the bench:
 
-- uptimes of 0 to 20 days (the board's Clock gives ms since boot, which the weigher takes modulo
-  2**30: a nest on for more than 6.2 days never judged an egg again, found 2026-11-27;
+- uptimes of 0 to 20 days (the board's clock, gulo.clock, wraps at 2**30 ms as ticks_ms does; a
+  nest on for more than 6.2 days never judged an egg again, found 2026-11-27;
   firmware/tests/test_weigher_uptime.py);
 - both HX711 settings (80 and 90 samples/s; 11 at the 10 SPS setting: measured chip rates,
   docs/weigher.md "The HX711's rate");
@@ -25,6 +25,7 @@ import random
 
 from table import fix_counts
 
+from gulo.clock import WRAP
 from gulo.rules import Game
 from gulo.turnflow import PICK, TurnFlow
 from gulo.weigher import Weigher
@@ -50,6 +51,9 @@ def nest_comes_back(seed):
     flow = [TurnFlow(_game())]
     state = {"t": 0, "seated": True}
 
+    def at(t):
+        return (up + t) & WRAP   # the board's clock reading at t ms of the session
+
     def run(t_to):
         times = world.sample_times(state["t"], t_to)
         i = 0
@@ -60,14 +64,14 @@ def nest_comes_back(seed):
                 j = i
                 while j < len(times) and times[j] < end:
                     j += 1
-                flow[0].sample(up + end, world.grams(times[j - 1]))   # the latest, read late
+                flow[0].sample(at(end), world.grams(times[j - 1]))   # the latest, read late
                 i = j
                 continue
             seated = world.pole_is_seated(t)
             if seated != state["seated"]:
                 state["seated"] = seated
-                flow[0].pole(seated, up + t)
-            flow[0].sample(up + t, world.grams(t))
+                flow[0].pole(seated, at(t))
+            flow[0].sample(at(t), world.grams(t))
             i += 1
         state["t"] = t_to
 
@@ -91,7 +95,7 @@ def nest_comes_back(seed):
         t += rng.randint(0, 8000)
         run(t)
         flow[0] = TurnFlow(flow[0].game, pole_seated=world.pole_is_seated(t))
-    flow[0].new_game(_game(), up + t)
+    flow[0].new_game(_game(), at(t))
     run(t + READY_WITHIN_MS)
     f = flow[0]
     if f.phase == PICK:

@@ -48,9 +48,9 @@ from nest.vboard import VirtualBoard  # noqa: E402
 # Import order: every module after the ones it imports, so each diff is that module alone.
 # The modules loaded at boot, then the console's (gulo.app.Nest.console imports gulo.commands by
 # the first console line, with the parser and the calibration).
-MODULES = ("board", "vocab", "prng", "rules", "debounce", "hx711", "weigher", "nestcheck", "nestfault",
-           "turnflow", "ledview", "sounds", "store", "gamelog", "gamestore", "peripherals", "app",
-           "console", "calibration", "commands")
+MODULES = ("board", "vocab", "prng", "rules", "clock", "debounce", "hx711", "weigher", "nestcheck",
+           "nestfault", "turnflow", "ledview", "sounds", "store", "gamelog", "gamestore", "peripherals",
+           "app", "console", "calibration", "commands")
 BOOT, MEASURE = HEAP_BOOT, HEAP_MEASURE  # the heap test's own measurement
 
 

@@ -31,6 +31,7 @@ import machine
 from micropython import const
 
 from gulo import sounds
+from gulo.clock import Clock, diff
 from gulo.debounce import Hold
 from gulo.gamestore import GameStore, Settings
 from gulo.hx711 import DEFAULT_COUNTS_PER_G, Scale, Silence
@@ -58,20 +59,6 @@ _HOLD_POLL_MS = const(10)
 # Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
 # console polls): the others sleep until there is something to do.
 HEARTBEATS = ("sampler", "console")
-
-
-class Clock:
-    """Milliseconds since boot that never wrap (ticks_ms wraps after 2**30 ms on the ESP32)."""
-
-    def __init__(self):
-        self.last = time.ticks_ms()
-        self.ms = 0
-
-    def now(self):
-        t = time.ticks_ms()
-        self.ms += time.ticks_diff(t, self.last)
-        self.last = t
-        return self.ms
 
 
 class Nest:
@@ -346,8 +333,9 @@ class Nest:
                 await self.timed.wait()
                 continue
             now = self.clock.now()
-            if now < flow.confirm_until:
-                await asyncio.sleep_ms(flow.confirm_until - now)
+            left = diff(flow.confirm_until, now)
+            if left > 0:
+                await asyncio.sleep_ms(left)
                 continue
             self.handle(flow.tick(now), now)
 

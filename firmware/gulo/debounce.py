@@ -12,6 +12,8 @@
 # with a waiting task, sets an asyncio.ThreadSafeFlag, whose set() only stores too. Nothing in a
 # handler allocates; firmware/tests/test_irq.py calls each one under micropython.heap_lock().
 
+from gulo.clock import elapsed
+
 
 class Debounced:
     def __init__(self, pin, stable_ms=20, active_low=True, now=0, flag=None):
@@ -48,7 +50,7 @@ class Debounced:
             self.raw = level
             self.since = now
             return None
-        if now - self.since < self.stable_ms:
+        if elapsed(now, self.since) < self.stable_ms:
             return None
         active = self._active(level)
         if active == self.state:
@@ -62,7 +64,7 @@ class Debounced:
 
     def calm_left(self, now):
         """ms until the calm begun at the last poll is long enough to confirm (at least 1)."""
-        return max(1, self.stable_ms - (now - self.since))
+        return max(1, self.stable_ms - elapsed(now, self.since))
 
 
 class IrqFlag:
@@ -98,7 +100,7 @@ class Hold:
 
     def poll(self, now):
         """"long" once the button has been held long enough (once per press), else None."""
-        if self.down_at >= 0 and now - self.down_at >= self.long_ms:
+        if self.down_at >= 0 and elapsed(now, self.down_at) >= self.long_ms:
             self.down_at = -1
             return "long"
         return None

@@ -10,6 +10,8 @@
 # `time` module on the board and a fake in tests, and `critical` a (disable, enable) pair: on the
 # board machine.disable_irq/enable_irq (gulo.peripherals passes them), in tests none.
 
+from gulo.clock import diff, elapsed, later
+
 try:
     from micropython import const
 except ImportError:  # CPython (tests): const is only a compile-time hint
@@ -155,13 +157,13 @@ class Silence:
     silence made a healthy HX711 show a fault (then fault_cleared) at boot."""
 
     def __init__(self, now_ms):
-        self.since = now_ms + POWER_UP_MS
+        self.since = later(now_ms, POWER_UP_MS)   # ahead: the power-up settling is no silence
         self.last = -1
         self.period_ms = SLOWEST_PERIOD_MS   # measured from the conversions heard
 
     def heard(self, now_ms):
         if self.last >= 0:
-            d = now_ms - self.last
+            d = elapsed(now_ms, self.last)
             if d > 0:
                 p = self.period_ms
                 if d > 2 * p:
@@ -182,7 +184,7 @@ class Silence:
     def over(self, now_ms):
         """True once the chip has been quiet for longer than limit_ms(); then again only after
         as long a silence again."""
-        if now_ms - self.since > self.limit_ms():
+        if diff(now_ms, self.since) > self.limit_ms():
             self.since = now_ms
             return True
         return False

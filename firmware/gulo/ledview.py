@@ -10,6 +10,7 @@
 #               path red three times, then runs the light back; a win is a rainbow chase
 
 from gulo import board
+from gulo.clock import WRAP, elapsed
 from gulo.turnflow import ATTEMPT, CONFIRM, MENU, PICK, SETTLE, WON
 
 # Full-scale colours; every value is scaled by the brightness cap below before it is written.
@@ -63,7 +64,7 @@ class LedView:
         game = flow.game
         n = len(game.path)
         last = flow.last
-        age = t_ms - last["t_ms"] if last else 1 << 30
+        age = elapsed(t_ms, last["t_ms"]) if last else WRAP
         # 1. the path at rest, or red all along during an alarm's flash (painted once: the
         # alarm's first frame is drawn between the pole and the LEDs, every _set costs there)
         red = flow.phase != WON and self._red_flash(last, age)
@@ -99,7 +100,7 @@ class LedView:
         if flow.phase == WON or (flow.phase in (ATTEMPT, CONFIRM) and flow.game.demand):
             return FRAME_MS
         last = flow.last
-        age = t_ms - last["t_ms"] if last else 1 << 30
+        age = elapsed(t_ms, last["t_ms"]) if last else WRAP
         if age <= self._anim_ms(last):  # (the actor's blink starts only once it is over)
             return FRAME_MS
         wait = None

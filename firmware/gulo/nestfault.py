@@ -11,6 +11,8 @@
 # Pure logic, small ints only on the sample path: the sampler calls check() with every sample
 # and allocates nothing for it (firmware/tests/test_nestfault.py).
 
+from gulo.clock import elapsed
+
 try:
     from micropython import const
 except ImportError:  # CPython: const is only a compile-time hint
@@ -72,7 +74,7 @@ class NestWatch:
         to show changed (read `kind`, word() and detail()). A moving nest is judged by how much
         it has moved (its lulls drain it, a real rest of CALM_MS ends it), and the learned noise
         only at rest (where it is learned)."""
-        dt = t_ms - self._t if self._t >= 0 else 0
+        dt = elapsed(t_ms, self._t) if self._t >= 0 else 0
         self._t = t_ms
         if dt > _GAP_MS:
             dt = _GAP_MS                   # a stall of the sampler is not motion seen
@@ -95,7 +97,7 @@ class NestWatch:
                     self.calm = t_ms
                 m = self.moved - DRAIN * dt
                 self.moved = m if m > 0 else 0
-                if t_ms - self.calm >= CALM_MS:
+                if elapsed(t_ms, self.calm) >= CALM_MS:
                     self.moved = 0         # a rest of its own, not a lull: the motion is over
             if self.moved >= UNSETTLED_MS or (self.kind == UNSETTLED and self.moved > 0):
                 kind = UNSETTLED

@@ -1,6 +1,8 @@
 # The buzzer's tunes, as (frequency Hz, duration ms) steps; 0 Hz is a rest. A Tune says what the
 # PWM should sound at any instant, so the buzzer task only has to follow it (pure: no PWM here).
 
+from gulo.clock import diff, elapsed
+
 ALARM = ((1900, 110), (0, 30), (1400, 110), (0, 30)) * 5   # the EGG ALARM siren, ~1.4 s
 SUCCESS = ((1319, 70), (1760, 120))
 LAST_EGG = ((1047, 70), (1319, 70), (1568, 70), (2093, 160))
@@ -46,7 +48,7 @@ class Tune:
         # Except a prompt over the siren or the undo: a pole alarm brings both at once ("put the
         # pole back"), an undo asks at once for an egg, and the siren or the undo sounds in full.
         if name == "prompt" and self.name in ("alarm", "undo") and \
-                t_ms - self.start < sum([ms for _, ms in TUNES[self.name]]):
+                elapsed(t_ms, self.start) < sum([ms for _, ms in TUNES[self.name]]):
             return
         self.steps = TUNES[name]
         self.start = t_ms
@@ -60,7 +62,7 @@ class Tune:
 
     def freq_at(self, t_ms):
         """The frequency to sound now; 0 = silent (and the tune is over once past its end)."""
-        dt = t_ms - self.start
+        dt = diff(t_ms, self.start)
         if dt < 0:
             return 0
         for freq, ms in self.steps:

@@ -25,6 +25,7 @@
 # Only this class sets its phase: the menu and the calibration's pause are its own methods.
 
 from gulo import nestcheck
+from gulo.clock import diff, later
 from gulo.rules import EGG_COLOURS, NEST_FULL, RuleError
 from gulo.vocab import BUTTONS
 from gulo.weigher import Weigher
@@ -192,9 +193,9 @@ class TurnFlow:
 
     def tick(self, t_ms):
         """Time passes: ends the attempt (docs/attempt-end.md), notices a nest that is ready."""
-        if self.phase == CONFIRM and t_ms >= self.confirm_until:
-            if not self.weigher.at_rest and t_ms < self.confirm_last:
-                self.confirm_until = t_ms + _POLL_MS   # something is still moving: wait for it
+        if self.phase == CONFIRM and diff(t_ms, self.confirm_until) >= 0:
+            if not self.weigher.at_rest and diff(t_ms, self.confirm_last) < 0:
+                self.confirm_until = later(t_ms, _POLL_MS)   # something is still moving: wait for it
                 return []
             return self._act({"do": "take", "egg": self.pending}, t_ms)
         return self._maybe_ready(t_ms)
@@ -293,11 +294,10 @@ class TurnFlow:
                     return self._act({"do": "take", "egg": colour}, t_ms)  # wrong egg: an alarm
                 self.phase = CONFIRM
                 self.pending = colour
-                # how long ago the hand left (the weigher's times are taken modulo 2**30)
-                ago = ((t_ms - self.weigher.t_calm + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-                end = t_ms - ago + AFTER_HAND_MS
-                self.confirm_until = end if end > t_ms else t_ms
-                self.confirm_last = self.confirm_until + MOVING_MAX_MS
+                # the attempt ends AFTER_HAND_MS after the hand left (the calm's start)
+                left = AFTER_HAND_MS - diff(t_ms, self.weigher.t_calm)
+                self.confirm_until = later(t_ms, left) if left > 0 else t_ms
+                self.confirm_last = later(self.confirm_until, MOVING_MAX_MS)
                 return [{"phase": CONFIRM, "egg": colour}]
             if ev.get("out", 0) >= 2:
                 return self._act({"do": "alarm", "cause": "egg"}, t_ms)

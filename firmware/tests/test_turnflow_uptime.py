@@ -1,10 +1,11 @@
-# Turns on a nest switched on for days: gulo.app's Clock gives the flow milliseconds since boot,
-# long ints past 2**30 (12.4 days) on a 32-bit port such as the ESP32 and the WebAssembly VM this
-# also runs in, small ones on CPython. A clean take and a take with a second egg rolling out
-# 300 ms after the hand left (an alarm: docs/attempt-end.md) must be judged as on the first day,
-# ticks_ms's 2**30 wrap inside the confirmation window included (tests/test_nest_comes_back.py has
-# the same on the host, with the drill's loads and stalls). Plain asserts.
+# Turns on a nest switched on for days: the board's clock (gulo.clock) gives the flow ms since
+# boot that wrap at 2**30 (12.4 days), as ticks_ms does on the ESP32. A clean take and a take with
+# a second egg rolling out 300 ms after the hand left (an alarm: docs/attempt-end.md) must be
+# judged as on the first day, the wrap inside the confirmation window included
+# (tests/test_nest_comes_back.py has the same on the host, with the drill's loads and stalls).
+# Plain asserts.
 
+from gulo.clock import WRAP
 from gulo.turnflow import PICK, TurnFlow
 
 from gamekit import game_with
@@ -25,16 +26,16 @@ def _turns(up):
             s = world.pole_is_seated(t)
             if s != state[1]:
                 state[1] = s
-                notes.extend(flow.pole(s, up + t))
-            notes.extend(flow.sample(up + t, world.grams(t)))
+                notes.extend(flow.pole(s, (up + t) & WRAP))
+            notes.extend(flow.sample((up + t) & WRAP, world.grams(t)))
         state[0] = t_to
 
     run(2000)
     assert flow.phase == PICK, (up, notes)
-    flow.button("reveal", up + 2000)
+    flow.button("reveal", (up + 2000) & WRAP)
     world.take(2200, flow.game.demand, "steady")
     run(4500)
-    flow.button("reveal", up + 4500)
+    flow.button("reveal", (up + 4500) & WRAP)
     want = flow.game.demand
     left = world.take(4700, want, "steady")
     world.drop(left + 300, "B" if want != "B" else "G")
@@ -46,7 +47,8 @@ def _turns(up):
 def test_turns_on_a_nest_on_for_days_are_judged_as_on_its_first_day():
     fresh = _turns(0)
     assert fresh == [("success", None), ("alarm", "egg")], fresh
-    # 2**30 - 6200: the wrap falls in the second attempt's confirmation window (its hand leaves at
-    # 5.7 s, the window runs 1 s from there)
-    for up in ((1 << 29) + 5000, (1 << 30) - 6200, 20 * DAY_MS):
+    # 2**30 - 4200 and - 6200: the clock wraps in the first attempt's confirmation window (a clean
+    # take: only the clock ends it) and in the second's (its hand leaves at 5.7 s, the window runs
+    # 1 s from there). With plain `>=` on the wrapped times the first attempt never ends.
+    for up in ((1 << 29) + 5000, (1 << 30) - 4200, (1 << 30) - 6200, 20 * DAY_MS):
         assert _turns(up) == fresh, (up, _turns(up))

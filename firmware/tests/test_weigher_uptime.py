@@ -1,5 +1,5 @@
-# A nest left switched on for days. gulo.app's Clock hands the weigher milliseconds since boot that
-# never wrap (ticks_ms wraps after 2**30 ms on the ESP32: MicroPython's utime ticks period,
+# A nest left switched on for days. The board's clock (gulo.clock) hands the weigher milliseconds
+# since boot that wrap at 2**30, as ticks_ms does on the ESP32 (MicroPython's ticks period,
 # py/mphal.h MICROPY_PY_UTIME_TICKS_PERIOD = MP_SMALL_INT_POSITIVE_MASK + 1), and the weigher takes
 # its differences modulo 2**30 (half of it, 6.2 days, each way). A time that reset() set to 0 as
 # "long ago" was, after 6.2 days on, half a period ahead instead: the weigher then took every calm
@@ -9,6 +9,7 @@
 
 from test_weigher_rate import _samples
 
+from gulo.clock import WRAP
 from gulo.weigher import Weigher
 
 DAY_MS = 24 * 3600 * 1000
@@ -19,18 +20,18 @@ UPTIMES = (0, 2 * DAY_MS, HALF - 1000, HALF + 5000, 10 * DAY_MS, (1 << 30) - 400
 TAKES = [(1500, 18.0, 1.0, 0), (5000, 12.0, 1.0, 0)]   # a blue egg lifted clear, then a purple one
 
 
-def _events(takes, end_ms, clock, act=None):
+def _events(takes, end_ms, clock, back, act=None):
     """The weigher's events (out, colour, time on the trace's own clock) for `takes` at 80/s until
-    end_ms, each sample fed at clock(t); act(w, t) runs before each (a reset, the reed)."""
+    end_ms, each sample fed at clock(t) (back() the inverse); act(w, t) runs before each (a reset,
+    the reed)."""
     w = Weigher()
     out = []
     for t, g in _samples(80, takes, end_ms, seed=3):
         if act is not None:
             act(w, t)
-        shift = clock(t) - t
-        ev = w.feed(t + shift, g)
+        ev = w.feed(clock(t), g)
         if ev is not None:
-            out.append((ev.get("out"), ev.get("colour"), ev["t_ms"] - shift))
+            out.append((ev.get("out"), ev.get("colour"), back(ev["t_ms"])))
     return out
 
 
@@ -42,7 +43,7 @@ def _on_for(boot_ms, relearn_at=None):
         if relearn_at is not None and t >= relearn_at and not done:
             w.reset()
             done.append(t)
-    out = _events(TAKES, 9000, lambda t: boot_ms + t, act)
+    out = _events(TAKES, 9000, lambda t: (boot_ms + t) & WRAP, lambda c: (c - boot_ms) & WRAP, act)
     assert relearn_at is None or done
     return out
 
@@ -71,8 +72,10 @@ def _reed_while_learning(days_later_ms):
             w.set_pole(False)
         elif 200 <= t < 212:
             w.set_pole(True)
-    return _events([(14000, 18.0, 1.0, 0)], 18000, lambda t: t + (days_later_ms if t >= 12000 else 0),
-                   reed)
+    def clock(t):
+        return (t + (days_later_ms if t >= 12000 else 0)) & WRAP
+    # (the only event comes after the jump)
+    return _events([(14000, 18.0, 1.0, 0)], 18000, clock, lambda c: (c - days_later_ms) & WRAP, reed)
 
 
 def test_a_reed_change_while_learning_is_forgotten_before_days_at_rest():

@@ -23,6 +23,7 @@ import sys
 import time
 
 from gulo import ledview
+from gulo.clock import WRAP
 from gulo.vocab import (
     BUTTONS,  # the console's names, in the panel's order
     EGG_COLOURS,
@@ -34,6 +35,7 @@ from nest.weigh import rate_advice
 
 SPARK = "▁▂▃▄▅▆▇█"
 SPARK_S = 4.0      # seconds of weight in the sparkline
+PERIOD_MS = WRAP + 1   # the board's clock wraps here
 SENSORS_S = 0.5    # how often the at-rest / noise / pole figures are asked for
 IO_S = 0.2         # how often the buttons and the LEDs are asked for (`io`, ~300 bytes an answer)
 # Colour letters of the plain LED line, at full scale, from the firmware's own LED view: the game's
@@ -128,6 +130,17 @@ class View:
         self.buttons = collections.deque(maxlen=3)
         self.last_event = ""
         self.io = {}     # the last `io` answer: buttons and LEDs ({} before the first)
+        self._last_t = None
+        self._wraps = 0
+
+    def board_ms(self, t_ms):
+        """A sample's time (the board's clock, which wraps at 2**30 ms: gulo.clock) as a count that
+        never wraps, so a view or a recording that spans the wrap (12.4 days after boot) goes on
+        in order."""
+        if self._last_t is not None and t_ms < self._last_t - PERIOD_MS // 2:
+            self._wraps += 1
+        self._last_t = t_ms
+        return t_ms + self._wraps * PERIOD_MS
 
     def sample(self, t_ms, g):
         self.count += 1
@@ -266,7 +279,9 @@ def run(args):
 
 
 def _sample(ev, view, record):
-    """A streamed sample: into the view, and into the trace being recorded (if any)."""
+    """A streamed sample: into the view, and into the trace being recorded (if any), its time
+    unwrapped (the drill's marks read it from `ev` too)."""
+    ev["t_ms"] = view.board_ms(ev["t_ms"])
     view.sample(ev["t_ms"], ev["g"])
     if record is not None:
         record.write(f"{ev['t_ms']},{ev['g']:.2f}\n")
