@@ -11,6 +11,8 @@
 # So every time in the firmware is a clock reading in [0, 2**30), and times are compared only
 # through elapsed(), diff() and later() below, never with a plain `-` or `<`. None of the three
 # ever makes a long int on the way (each intermediate stays within the 31-bit small ints).
+# At every sample, Silence.heard and NestWatch.check write elapsed() out (as calls they cost the
+# sampler's path 8-10 %: tools/bench_sampler.py).
 # gulo.weigher takes its differences modulo 2**30 itself, inline (its per-sample cost): its form
 # passes 2**30 on the way for differences of 6.2 days or more, which none of its paths takes
 # (firmware/tests/test_clock.py: a take after 13 days at rest allocates only its event).
@@ -43,7 +45,9 @@ def later(t, ms):
 
 
 class Clock:
-    """The board's clock, from time.ticks_ms(); `ticks` stands in for `time` in tests."""
+    """The board's clock, from time.ticks_ms(); `ticks` stands in for `time` in tests. Read at
+    least once every 6.2 days (ticks_diff's reach): the sampler reads it 10-94 times a second,
+    and at every HX711 silence limit (500 ms at most) when the chip is quiet."""
 
     def __init__(self, ticks=None):
         if ticks is None:

@@ -10,7 +10,7 @@
 # `time` module on the board and a fake in tests, and `critical` a (disable, enable) pair: on the
 # board machine.disable_irq/enable_irq (gulo.peripherals passes them), in tests none.
 
-from gulo.clock import diff, elapsed, later
+from gulo.clock import diff, later
 
 try:
     from micropython import const
@@ -18,6 +18,7 @@ except ImportError:  # CPython (tests): const is only a compile-time hint
     def const(x):  # type: ignore[misc]  # same contract as micropython.const
         return x
 
+_WRAP = const(0x3FFFFFFF)   # gulo.clock.WRAP: the board's clock wraps at 2**30 ms
 _BITS = const(24)
 _GAIN_A128_PULSES = const(1)
 _FULL_SCALE = const(0x7FFFFF)
@@ -163,7 +164,7 @@ class Silence:
 
     def heard(self, now_ms):
         if self.last >= 0:
-            d = elapsed(now_ms, self.last)
+            d = (now_ms - self.last) & _WRAP   # gulo.clock's elapsed(), written out: every sample
             if d > 0:
                 p = self.period_ms
                 if d > 2 * p:

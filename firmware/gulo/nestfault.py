@@ -11,8 +11,6 @@
 # Pure logic, small ints only on the sample path: the sampler calls check() with every sample
 # and allocates nothing for it (firmware/tests/test_nestfault.py).
 
-from gulo.clock import elapsed
-
 try:
     from micropython import const
 except ImportError:  # CPython: const is only a compile-time hint
@@ -54,6 +52,7 @@ CLEAR_CG = const(15)
 # healthy nest at play: `.venv/bin/python -m nest.faultstudy play --seed 9001`; the longest such
 # time in the four models is in docs/weigher.md, "A nest that cannot weigh").
 NOISY_MS = const(5000)
+_WRAP = const(0x3FFFFFFF)   # gulo.clock.WRAP: the board's clock wraps at 2**30 ms
 
 OK = const(0)
 UNSETTLED = const(1)
@@ -74,7 +73,8 @@ class NestWatch:
         to show changed (read `kind`, word() and detail()). A moving nest is judged by how much
         it has moved (its lulls drain it, a real rest of CALM_MS ends it), and the learned noise
         only at rest (where it is learned)."""
-        dt = elapsed(t_ms, self._t) if self._t >= 0 else 0
+        # gulo.clock's elapsed(), written out: this runs at every sample (tools/bench_sampler.py)
+        dt = (t_ms - self._t) & _WRAP if self._t >= 0 else 0
         self._t = t_ms
         if dt > _GAP_MS:
             dt = _GAP_MS                   # a stall of the sampler is not motion seen
@@ -97,7 +97,7 @@ class NestWatch:
                     self.calm = t_ms
                 m = self.moved - DRAIN * dt
                 self.moved = m if m > 0 else 0
-                if elapsed(t_ms, self.calm) >= CALM_MS:
+                if (t_ms - self.calm) & _WRAP >= CALM_MS:
                     self.moved = 0         # a rest of its own, not a lull: the motion is over
             if self.moved >= UNSETTLED_MS or (self.kind == UNSETTLED and self.moved > 0):
                 kind = UNSETTLED
