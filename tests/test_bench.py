@@ -31,8 +31,8 @@ def test_the_runner_writes_every_figure_with_its_command(tmp_path):
     weigher = _rows(text, "Egg weigher")
     firmware = _rows(text, "Firmware on the virtual board")
     # weigher: 5 figures at each HX711 setting on the physics model and on the three models written
-    # blind, and its per-sample cost at rest and over takes
-    for rows, n in ((weigher, 42), (firmware, 10)):
+    # blind, its per-sample cost at rest and over takes, and the sampler's path's at 0 and 13 days
+    for rows, n in ((weigher, 46), (firmware, 10)):
         assert len(rows) == n, rows
         for figure, value, baseline, _ratio, command, date in rows:
             assert value and "not measured" not in value, (figure, value)

@@ -121,6 +121,29 @@ def cost_rows(reps=None):
     return rows
 
 
+def sampler_rows(reps=None):
+    """The sampler's per-sample path (HX711 silence, weigher, nest watch) inside the MicroPython VM
+    (tools/bench_sampler.py), at boot and 13 days on, against the path before the board's clock
+    wrapped (its times long ints after 12.4 days)."""
+    import bench_sampler
+
+    m = bench_sampler.measure(bench_sampler.BASE, reps or bench_sampler.REPS)
+    rows = []
+    for trace, what in (("rest", "15 s at rest"), ("takes", "four takes")):
+        for days in (0, 13):
+            new = m[(trace, days * bench_sampler.DAY_MS, "new")]
+            old = m[(trace, days * bench_sampler.DAY_MS, "old")]
+            rows.append({
+                "figure": f"the sampler's per-sample path, {what}, {days} days after boot: MicroPython "
+                          "1.29 wasm VM, .mpy",
+                "value": f"{new['us']:.2f} µs ({new['alloc']} bytes allocated)",
+                "baseline": f"the path before the clock wrapped ({bench_sampler.BASE}): "
+                            f"{old['us']:.2f} µs ({old['alloc']} bytes)",
+                "ratio": f"{new['us'] / old['us']:.2f}x",
+                "command": ".venv/bin/python tools/bench_sampler.py"})
+    return rows
+
+
 def run(traces=300, plot=None, quick=False):
     seeds = range(FIRST_SEED, FIRST_SEED + traces)
     made = detectors()
@@ -145,6 +168,7 @@ def run(traces=300, plot=None, quick=False):
         r["section"] = "Egg weigher"
         r["command"] = f"{CMD} --traces {traces}" if traces != 300 else CMD
     rows += cost_rows(reps=3 if quick else None)
+    rows += sampler_rows(reps=3 if quick else None)
     for r in rows:
         r["section"] = "Egg weigher"
     if plot is not None:
