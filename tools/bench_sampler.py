@@ -15,7 +15,6 @@ docs/weigher.md, "Cost on the device".
 """
 
 import argparse
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -24,9 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from bench_weigher import TRACE_CODE  # noqa: E402
+from bench_weigher import TRACE_CODE, old_source, put_old  # noqa: E402
 
-from micropython_vm import MPY_CROSS, MicroPythonVM  # noqa: E402
+from micropython_vm import MicroPythonVM  # noqa: E402
 
 K = 10
 REPS = 15
@@ -75,11 +74,6 @@ for name in ("new", "old"):
 """
 
 
-def old_module(name, rev):
-    return subprocess.run(["git", "show", f"{rev}:firmware/gulo/{name}.py"], cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout
-
-
 def measure(rev=BASE, reps=REPS):
     """{(trace, uptime_ms, version): {"us": per sample, "alloc": bytes per path}}."""
     out = {}
@@ -87,12 +81,8 @@ def measure(rev=BASE, reps=REPS):
         vm = MicroPythonVM(Path(d) / "build")
         try:
             vm.start()
-            for name in ("hx711", "nestfault"):
-                py = Path(d) / f"old{name}.py"
-                py.write_text(old_module(name, rev))
-                mpy = py.with_suffix(".mpy")
-                subprocess.run([str(MPY_CROSS), "-o", str(mpy), str(py)], check=True)
-                vm.put(f"/lib/old{name}.mpy", mpy.read_bytes())
+            for module in ("hx711", "nestfault"):
+                put_old(vm, Path(d), module, old_source(rev, module))
             for trace in ("rest", "takes"):
                 for up in (0, 13 * DAY_MS):
                     code = f"TRACE = {trace!r}\nUP = {up}\nK = {K}\nREPS = {reps}\n" + CODE

@@ -87,10 +87,20 @@ for name in ("new", "old"):
 """
 
 
-def old_source(rev="44a03bc"):
-    """gulo/weigher.py as it was at git revision `rev`."""
-    return subprocess.run(["git", "show", f"{rev}:firmware/gulo/weigher.py"], cwd=ROOT, check=True,
+def old_source(rev="44a03bc", module="weigher"):
+    """gulo/<module>.py as it was at git revision `rev`."""
+    return subprocess.run(["git", "show", f"{rev}:firmware/gulo/{module}.py"], cwd=ROOT, check=True,
                           capture_output=True, text=True).stdout
+
+
+def put_old(vm, folder, module, source):
+    """An earlier gulo/<module>.py (its text), compiled to .mpy in `folder` and put on the started
+    VM as `old<module>`, to import beside the working tree's."""
+    py = folder / f"old{module}.py"
+    py.write_text(source)
+    mpy = py.with_suffix(".mpy")
+    subprocess.run([str(MPY_CROSS), "-o", str(mpy), str(py)], check=True)
+    vm.put(f"/lib/old{module}.mpy", mpy.read_bytes())
 
 
 def measure(old_src, reps=REPS):
@@ -99,14 +109,10 @@ def measure(old_src, reps=REPS):
     REPS runs) and bytes allocated per weigher."""
     out = {}
     with tempfile.TemporaryDirectory() as d:
-        old_py = Path(d) / "oldweigher.py"
-        old_py.write_text(old_src)
-        old_mpy = Path(d) / "oldweigher.mpy"
-        subprocess.run([str(MPY_CROSS), "-o", str(old_mpy), str(old_py)], check=True)
         vm = MicroPythonVM(Path(d) / "build")
         try:
             vm.start()
-            vm.put("/lib/oldweigher.mpy", old_mpy.read_bytes())
+            put_old(vm, Path(d), "weigher", old_src)
             for trace in ("rest", "takes"):
                 for line in vm.exec(f"TRACE = {trace!r}\nK = {K}\nREPS = {reps}\n" + CODE).split("\n"):
                     if not line.strip():
