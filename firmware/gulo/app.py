@@ -31,7 +31,7 @@ import machine
 from micropython import const
 
 from gulo import sounds
-from gulo.clock import Clock, diff
+from gulo.clock import Clock
 from gulo.debounce import Hold
 from gulo.gamestore import GameStore, Settings
 from gulo.hx711 import DEFAULT_COUNTS_PER_G, Scale, Silence
@@ -333,8 +333,8 @@ class Nest:
                 await self.timed.wait()
                 continue
             now = self.clock.now()
-            left = diff(flow.confirm_until, now)
-            if left > 0:
+            left = flow.due_in(now)
+            if left:
                 await asyncio.sleep_ms(left)
                 continue
             self.handle(flow.tick(now), now)

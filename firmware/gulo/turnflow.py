@@ -191,9 +191,14 @@ class TurnFlow:
             notes += self._egg_event(ev, t_ms)
         return notes + self.tick(t_ms)
 
+    def due_in(self, t_ms):
+        """ms until tick() may end the attempt (0: now); the board's ticker sleeps that long."""
+        left = diff(self.confirm_until, t_ms)
+        return left if left > 0 else 0
+
     def tick(self, t_ms):
         """Time passes: ends the attempt (docs/attempt-end.md), notices a nest that is ready."""
-        if self.phase == CONFIRM and diff(t_ms, self.confirm_until) >= 0:
+        if self.phase == CONFIRM and self.due_in(t_ms) == 0:
             if not self.weigher.at_rest and diff(t_ms, self.confirm_last) < 0:
                 self.confirm_until = later(t_ms, _POLL_MS)   # something is still moving: wait for it
                 return []

@@ -6,14 +6,16 @@
 # Plain asserts.
 
 from gulo.clock import WRAP
-from gulo.turnflow import PICK, TurnFlow
+from gulo.turnflow import CONFIRM, PICK, TurnFlow
 
 from gamekit import game_with
 
 DAY_MS = 24 * 3600 * 1000
 
 
-def _turns(up):
+def _turns(up, dues=None):
+    """The two attempts' outcomes at an uptime of `up` ms; `dues` (a list) gets the board's ticker's
+    sleep (TurnFlow.due_in) at every sample of a confirmation window."""
     from world import NestWorld
 
     world = NestWorld(seed=5, sps=90)
@@ -28,6 +30,8 @@ def _turns(up):
                 state[1] = s
                 notes.extend(flow.pole(s, (up + t) & WRAP))
             notes.extend(flow.sample((up + t) & WRAP, world.grams(t)))
+            if dues is not None and flow.phase == CONFIRM:
+                dues.append(flow.due_in((up + t) & WRAP))
         state[0] = t_to
 
     run(2000)
@@ -52,3 +56,16 @@ def test_turns_on_a_nest_on_for_days_are_judged_as_on_its_first_day():
     # 1 s from there). With plain `>=` on the wrapped times the first attempt never ends.
     for up in ((1 << 29) + 5000, (1 << 30) - 4200, (1 << 30) - 6200, 20 * DAY_MS):
         assert _turns(up) == fresh, (up, _turns(up))
+
+
+def test_the_boards_ticker_sleeps_as_on_its_first_day():
+    # gulo.app's ticker sleeps flow.due_in(now) ms before it ends an attempt: with a plain
+    # difference it would read the window's end, once past the wrap, as long gone (a tick at every
+    # pass, no sleep: the watchdog's reset) or as days ahead
+    fresh = []  # type: list[int]
+    _turns(0, fresh)
+    assert fresh and 0 <= min(fresh) and max(fresh) <= 1000, fresh
+    for up in ((1 << 30) - 4200, (1 << 30) - 6200, 20 * DAY_MS):
+        dues = []  # type: list[int]
+        _turns(up, dues)
+        assert dues == fresh, (up, dues[:5], fresh[:5])
