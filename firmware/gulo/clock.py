@@ -5,8 +5,9 @@
 # time difference taken from it allocates on the heap. Measured before this clock (2026-11-27, in
 # the WebAssembly VM, whose small ints are the ESP32's): 11,312 bytes over one 248-sample take at
 # 12.4 days against 48 at 6 days, a garbage collection every few seconds for as long as the nest
-# stays on (docs/weigher.md, "Events and API"). The period is the ESP32's ticks period
-# (MICROPY_PY_TIME_TICKS_PERIOD, MP_SMALL_INT_POSITIVE_MASK + 1 = 2**30 there).
+# stays on (docs/weigher.md, "Events and API"). The period is the ticks period of a 32-bit port
+# such as the ESP32's (py/mpconfig.h: MICROPY_PY_TIME_TICKS_PERIOD defaults to
+# MP_SMALL_INT_POSITIVE_MASK + 1, "30 bit tick values on 32-bit system").
 #
 # So every time in the firmware is a clock reading in [0, 2**30), and times are compared only
 # through elapsed(), diff() and later() below, never with a plain `-` or `<`. None of the three

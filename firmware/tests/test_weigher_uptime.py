@@ -1,6 +1,6 @@
 # A nest left switched on for days. The board's clock (gulo.clock) hands the weigher milliseconds
 # since boot that wrap at 2**30, as ticks_ms does on the ESP32 (MicroPython's ticks period,
-# py/mphal.h MICROPY_PY_UTIME_TICKS_PERIOD = MP_SMALL_INT_POSITIVE_MASK + 1), and the weigher takes
+# py/mpconfig.h MICROPY_PY_TIME_TICKS_PERIOD = MP_SMALL_INT_POSITIVE_MASK + 1), and the weigher takes
 # its differences modulo 2**30 (half of it, 6.2 days, each way). A time that reset() set to 0 as
 # "long ago" was, after 6.2 days on, half a period ahead instead: the weigher then took every calm
 # for one whose window still held samples from before a restart, and never judged an egg again
