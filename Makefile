@@ -23,12 +23,13 @@ setup: system $(VENV_STAMP) $(NODE_STAMP)
 # chromium for the play page's browser tests):
 # installed only when missing.
 system:
-	@tools/ensure-system.sh graphviz chromium
+	@scripts/ensure-system.sh graphviz chromium
 
-$(VENV_STAMP): requirements.lock pyproject.toml
+# The product (nest, gulo) and, beside it, the three parts that are not shipped: lab, testkit, enclosure.
+$(VENV_STAMP): requirements.lock pyproject.toml lab/pyproject.toml testkit/pyproject.toml enclosure/pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e . -e lab -e testkit -e enclosure
 	@touch $@
 
 $(NODE_STAMP): package-lock.json
@@ -52,8 +53,9 @@ $(TYPINGS_STAMP): requirements.lock
 # Regenerate requirements.lock from pyproject.toml in a scratch env (run after changing deps).
 lock:
 	rm -rf build/lockenv && python3 -m venv build/lockenv
-	build/lockenv/bin/pip install --quiet --disable-pip-version-check '.[dev,enclosure]'
-	build/lockenv/bin/pip freeze --exclude gulo-nest | grep -v '^-e' > requirements.lock
+	build/lockenv/bin/pip install --quiet --disable-pip-version-check '.[dev]' ./lab ./testkit ./enclosure
+	build/lockenv/bin/pip freeze --exclude gulo-nest --exclude gulo-nest-lab --exclude gulo-nest-testkit \
+		--exclude gulo-nest-enclosure | grep -v '^-e' > requirements.lock
 	rm -rf build/lockenv
 
 # A virtual ESP32 with the nest's simulated hardware, until Ctrl-C (docs/virtual-board.md).
@@ -63,17 +65,17 @@ sim: setup
 # The benchmarks, each side by side with its baseline, into docs/benchmarks.md and
 # docs/weigher-decisions.png (a few minutes; not part of `make test`).
 bench: setup
-	$(PY) tools/bench.py
+	$(PY) -m lab.bench
 
 # Printable parts (STL, STEP), previews and the wiring diagram, into enclosure/out/.
 enclosure: setup
-	$(PY) enclosure/build.py
+	$(PY) -m enclosure.build
 
 # Fault drills on the virtual board (200 random and 40 aimed power cuts, 10,000 console lines, fuzzed
 # page messages and game logs, deploy cuts, sensor faults); rewrites docs/reliability.md. About half
-# an hour; `tools/drills.py --small` is a quick run, `--timing esp32` runs the boards at the ESP32's speed.
+# an hour; `python -m lab.drills --small` is a quick run, `--timing esp32` runs the boards at the ESP32's speed.
 drills: setup
-	$(PY) tools/drills.py
+	$(PY) -m lab.drills
 
 clean:
 	rm -rf build test-artifacts .pytest_cache .ruff_cache .mypy_cache

@@ -12,8 +12,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:       # run as a script: make `enclosure` importable
-    sys.path.insert(0, str(ROOT))
 
 import cadquery as cq  # noqa: E402
 import numpy as np  # noqa: E402

@@ -118,7 +118,7 @@ class Nest:
         """Carry out what the flow said: the buzzer and the LEDs are written here, in this call,
         before any console line, any JSON and any flash write (the sound and lights tasks only
         follow the tune and the animation afterwards: waiting for their turn put the other tasks'
-        steps, and this call's own reports, between the pole and the siren: tools/alarm_profile.py,
+        steps, and this call's own reports, between the pole and the siren: lab/alarm_profile.py,
         docs/firmware-budgets.md). Then the report, then the actions queued for the writer task,
         which puts them on flash once the siren and the LEDs have run: a flash write (an append,
         or a block erase on littlefs: 45 ms typ., W25Q32JV tSE) never stands between the pole and
@@ -383,7 +383,7 @@ class Nest:
                 continue
             # The firmware's one on-demand import: the console's code (gulo.commands with the
             # parser and the calibration) comes with the first line, not at boot. Measured with
-            # tools/heap_report.py (2026-11-23): they hold 11,632 B of heap (console 4,304,
+            # lab/heap_report.py (2026-11-23): they hold 11,632 B of heap (console 4,304,
             # calibration 4,176, commands 3,152), which at boot would put the heap after boot
             # (52,688 B without them) over its budget of 55,968 B (docs/firmware-budgets.md).
             from gulo.commands import command

@@ -13,7 +13,7 @@
 # through elapsed(), diff() and later() below, never with a plain `-` or `<`. None of the three
 # ever makes a long int on the way (each intermediate stays within the 31-bit small ints).
 # At every sample, Silence.heard and NestWatch.check write elapsed() out (as calls they cost the
-# sampler's path 8-10 %: tools/bench_sampler.py).
+# sampler's path 8-10 %: lab/bench_sampler.py).
 # gulo.weigher takes its differences modulo 2**30 itself, inline (its per-sample cost): its form
 # passes 2**30 on the way for differences of 6.2 days or more, which none of its paths takes
 # (firmware/tests/test_clock.py: a take after 13 days at rest allocates only its event).

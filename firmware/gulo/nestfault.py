@@ -20,7 +20,7 @@ except ImportError:  # CPython: const is only a compile-time hint
 # The motion counted (below) that makes the fault. Play never counts this much: at most 23.2 s
 # in four nest models, 80 sessions of each at both settings (pours, hands resting on eggs,
 # knocked poles; the fifth model's turns come 0.2-1.2 s apart), 3.7 s on the physics model
-# (`.venv/bin/python -m nest.faultstudy play [--seed 9001]`, docs/weigher.md "A nest that
+# (`.venv/bin/python -m lab.faultstudy play [--seed 9001]`, docs/weigher.md "A nest that
 # cannot weigh").
 UNSETTLED_MS = const(30000)
 # A bowl that rubs or shakes has lulls in which the weigher finds a calm window and rests for a
@@ -32,7 +32,7 @@ DRAIN = const(4)
 CALM_MS = const(2000)
 _GAP_MS = const(1000)   # a longer gap between samples (a stall of the sampler) counts as this
 # 0.3 g rms of learned noise: where the weigher's accuracy starts to fall. White noise added to
-# every sample of the nest models' sessions (`.venv/bin/python -m nest.faultstudy noise`,
+# every sample of the nest models' sessions (`.venv/bin/python -m lab.faultstudy noise`,
 # docs/weigher.md "A nest that cannot weigh"): the physics model at 10 SPS loses 0.4 points at
 # 0.2 g and 0.8 at 0.3 g, 5 at 0.6 g (at 80 SPS 0.9 at 0.6 g); the fifth model at 80 SPS
 # 6.6 points at 0.2 g. The datasheet's noise on the models' cells is 0.02-0.1 g, so a healthy
@@ -49,7 +49,7 @@ CLEAR_CG = const(15)
 # fault shows: a noisy cell stays noisy, a bowl's ring dies. The fifth model's bowl rings for
 # seconds, and the weigher, which weighs through a ring that is dying (gulo.weigher's free ring),
 # learned it as up to 0.45 g of noise, above the limit for 0.7 s of rest (seed 9073 at 80 SPS, a
-# healthy nest at play: `.venv/bin/python -m nest.faultstudy play --seed 9001`; the longest such
+# healthy nest at play: `.venv/bin/python -m lab.faultstudy play --seed 9001`; the longest such
 # time in the four models is in docs/weigher.md, "A nest that cannot weigh").
 NOISY_MS = const(5000)
 _WRAP = const(0x3FFFFFFF)   # gulo.clock.WRAP: the board's clock wraps at 2**30 ms
@@ -73,7 +73,7 @@ class NestWatch:
         to show changed (read `kind`, word() and detail()). A moving nest is judged by how much
         it has moved (its lulls drain it, a real rest of CALM_MS ends it), and the learned noise
         only at rest (where it is learned)."""
-        # gulo.clock's elapsed(), written out: this runs at every sample (tools/bench_sampler.py)
+        # gulo.clock's elapsed(), written out: this runs at every sample (lab/bench_sampler.py)
         dt = (t_ms - self._t) & _WRAP if self._t >= 0 else 0
         self._t = t_ms
         if dt > _GAP_MS:

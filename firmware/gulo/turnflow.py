@@ -121,7 +121,7 @@ class TurnFlow:
         w = self.weigher
         if self.word is False:
             # (the prompt's text only here: a module constant cost 32 B of heap after boot,
-            # tools/heap_report.py; the host's copy is nest.boardkit.POUR_CONFIRM)
+            # lab/heap_report.py; the host's copy is testkit.boardkit.POUR_CONFIRM)
             return self._ask("pour every egg back, then press Reveal", t_ms, {"pour": True})
         if self.tare_pole is None and self.word is None:
             self.checking = None

@@ -912,10 +912,10 @@ class Weigher:
             # back for a `full`, and waits as long (a hand resting with just that weight has
             # lifted by then). Without it, one egg back waits _T_LONG below, and a take begun
             # before then is judged against the level without the egg: no verdict, or a wrong one
-            # (the blind model nest.liftmodel, seeds 9 and 24 at 80 SPS: a regrip, then the next
+            # (the blind model lab.liftmodel, seeds 9 and 24 at 80 SPS: a regrip, then the next
             # take said nothing; docs/weigher.md, "Eggs put back"). Only one egg's weight: the
             # last settled change may also be the pole that left (the reed's settle), and two eggs
-            # poured back weigh about as much (the fourth model, nest.gripmodel: seed 298)
+            # poured back weigh about as much (the fourth model, lab.gripmodel: seed 298)
             self.out -= 1
             self._settle(t_ms, mean16)
             return None

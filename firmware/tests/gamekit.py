@@ -3,7 +3,7 @@
 from gulo.rules import PATH_COLOURS, TILES, Game
 
 # The prompt of an uncalibrated nest resuming a game under way (gulo.turnflow keeps its text inline
-# to save heap; the host's copy is nest.boardkit.POUR_CONFIRM)
+# to save heap; the host's copy is testkit.boardkit.POUR_CONFIRM)
 POUR_CONFIRM = "pour every egg back, then press Reveal"
 
 

@@ -5,14 +5,13 @@
 # builds its notes, dicts, before them: that allocation is the rule engine's and is not covered.)
 # On CPython there is no heap lock: these check the outputs only.
 
-from fakes import IN_VM, FakePin, heap_lock, heap_unlock
-
 from gulo import board
 from gulo.debounce import Debounced
 from gulo.ledview import RED, LedView, to_strip
 from gulo.sounds import ALARM, Tune
 from gulo.turnflow import ATTEMPT, TurnFlow
 
+from fakes import IN_VM, FakePin, heap_lock, heap_unlock
 from gamekit import game_with, play
 
 

@@ -6,7 +6,6 @@
 # old clock's times fail. Plain asserts: CPython and inside MicroPython (the allocation checks
 # only there: the VM's small ints are 31-bit, as the ESP32's).
 
-from fakes import IN_VM, FakePin, heap_lock, heap_unlock
 from test_weigher_rate import _samples
 
 from gulo.clock import WRAP, Clock, diff, elapsed, later
@@ -15,6 +14,8 @@ from gulo.hx711 import Silence
 from gulo.nestfault import NestWatch
 from gulo.sounds import Tune
 from gulo.weigher import Weigher
+
+from fakes import IN_VM, FakePin, heap_lock, heap_unlock
 
 HALF = 1 << 29
 DAY_MS = 24 * 3600 * 1000
@@ -193,7 +194,7 @@ def _take_after(days):
     jump of the clock 4 s after boot stands in for them), and the colours it said."""
     import gc
 
-    from world import NestWorld
+    from nest.world import NestWorld
 
     world = NestWorld(seed=23)
     leave = world.take(9000, "Y", "shaky")

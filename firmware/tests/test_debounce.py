@@ -1,8 +1,8 @@
 # Debouncing the reed switch and the buttons.
 
-from fakes import FakePin
-
 from gulo.debounce import LONG_PRESS_MS, Debounced, Hold
+
+from fakes import FakePin
 
 
 def run(d, pin, levels, step_ms=1, start=0):

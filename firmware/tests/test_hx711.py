@@ -1,7 +1,5 @@
 # The HX711 driver against a pin-level fake of the chip.
 
-from fakes import FakeHX711, FinishingClock
-
 from gulo.hx711 import (
     HX711,
     POWER_UP_MS,
@@ -13,6 +11,8 @@ from gulo.hx711 import (
     Scale,
     Silence,
 )
+
+from fakes import FakeHX711, FinishingClock
 
 
 def chips(*conversion_lists):

@@ -4,13 +4,13 @@
 
 import json
 
-from fakes import FakePin
-
 from gulo import board
 from gulo.commands import io_state
 from gulo.console import answer, parse
 from gulo.debounce import Debounced
 from gulo.vocab import BUTTONS
+
+from fakes import FakePin
 
 
 class FakeStrip:

@@ -4,9 +4,9 @@
 # inside the MicroPython VM (tests/test_firmware_in_micropython.py) a locked heap makes any
 # allocation raise MemoryError. On CPython there is no heap lock and these check the flags only.
 
-from fakes import FakePin, heap_lock, heap_unlock
-
 from gulo.debounce import Debounced, IrqFlag
+
+from fakes import FakePin, heap_lock, heap_unlock
 
 
 class StoreFlag:

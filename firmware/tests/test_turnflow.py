@@ -191,7 +191,7 @@ def test_resume_applies_new_masses_and_a_won_game_stays_won():
 def _late_attempt(seed, late, delay_ms, sps=90):
     """Reveal, take the demanded egg with a steady hand, then `late` ("egg": another egg rolls
     out, "pole": the pole falls) `delay_ms` after the hand left. Returns the verdicts."""
-    from world import NestWorld
+    from nest.world import NestWorld
 
     world = NestWorld(seed=seed, sps=sps)
     flow = TurnFlow(game_with("GRYB"))

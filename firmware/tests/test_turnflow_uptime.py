@@ -16,7 +16,7 @@ DAY_MS = 24 * 3600 * 1000
 def _turns(up, dues=None):
     """The two attempts' outcomes at an uptime of `up` ms; `dues` (a list) gets the board's ticker's
     sleep (TurnFlow.due_in) at every sample of a confirmation window."""
-    from world import NestWorld
+    from nest.world import NestWorld
 
     world = NestWorld(seed=5, sps=90)
     flow = TurnFlow(game_with("GRYB"))

@@ -2,9 +2,8 @@
 # MicroPython VM gets it too), one phenomenon per test. Plain asserts: runs on CPython and inside
 # MicroPython. Scenarios are a few seconds of samples each, so every test stays fast.
 
-from world import NestWorld
-
 from gulo.weigher import DEFAULT_MASSES, Weigher
+from nest.world import NestWorld
 
 
 def feed(world, t_from, t_to, w=None, events=None):

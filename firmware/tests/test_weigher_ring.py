@@ -1,6 +1,6 @@
 # Issue 13's third round: a ring or a knock on the pole while a lighter egg waits out a possible
 # still hold (docs/weigher.md, "How it works", step 5). The spans come from the physics model
-# (nest.physmodel, "80 SPS", development seeds; tools/weigh_ring_traces.py writes them to
+# (lab.physmodel, "80 SPS", development seeds; lab/weigh_ring_traces.py writes them to
 # weigh_ring_traces.py) where the weigher before these rules named an egg early or folded it
 # into the next one. A still hold struck hard is built here, from the physics as in
 # test_weigher_rate, at both settings: the rules' safety. Plain asserts: CPython and MicroPython.

@@ -5,9 +5,8 @@
 # hand never made the weigher busy, and its auto-zero followed the hand's weight into the level,
 # so the egg's step read 1-2 g heavy. Plain asserts: runs on CPython and inside MicroPython.
 
-from world import NestWorld
-
 from gulo.weigher import Weigher
+from nest.world import NestWorld
 
 # Recorded on the virtual board (console `stream`), the run of tests/test_e2e_game.py that
 # failed: the board's samples from boot, grams - 590 in centigrams. The full nest at rest, a

@@ -1,7 +1,7 @@
-# Spans of the physics model (nest.physmodel, "80 SPS", development seeds of issue 13's
+# Spans of the physics model (lab.physmodel, "80 SPS", development seeds of issue 13's
 # third and fifth rounds) where a ring or a knock met a level waiting out a possible still
 # hold. Made by
-#   .venv/bin/python tools/weigh_ring_traces.py > firmware/tests/weigh_ring_traces.py
+#   .venv/bin/python -m lab.weigh_ring_traces > firmware/tests/weigh_ring_traces.py
 # Each: (calibrated masses, [(t_ms, grams, pole seated), ...], truth: [(t hand gone, colour)]).
 # fmt: off
 TRACES = {

@@ -1,5 +1,5 @@
 """A virtual board running the nest app, built one way for everyone who needs one: `nest web`
-(nest.web.server), the drills and the end-to-end harness (nest.boardkit), the bench and the tests.
+(nest.web.server), the drills and the end-to-end harness (testkit.boardkit), the bench and the tests.
 
     board = start_app_board(flash_dir, timing="host", baud=0)   # firmware in, main.py written
     with serial.Serial(board.port, 115200, timeout=0.05) as port:

@@ -146,7 +146,21 @@ def test_files(tests_dir, firmware_dir):
             files[f"{TREE}/{path}"] = data
     for path, data in build_plain(tests_dir).items():
         files[f"{TREE}/{path}"] = data
+    for path, data in simulated_world().items():
+        files[f"{TREE}/{path}"] = data
     return files
+
+
+def simulated_world():
+    """{path: .mpy}: the simulated nest (nest.world) that the firmware's tests play on, as a package
+    of its own so the tests import it as they do on the host."""
+    from nest import world
+    from nest.deploy import _compile, mpy_cross_path
+
+    exe = mpy_cross_path()
+    src = Path(world.__file__)
+    return {"nest/__init__.mpy": _compile(src.with_name("__init__.py"), "nest/__init__.py", exe),
+            "nest/world.mpy": _compile(src, "nest/world.py", exe)}
 
 
 def build_plain(folder):

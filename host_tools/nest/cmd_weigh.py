@@ -1,11 +1,9 @@
 """`nest weigh`: run the egg weigher over a load-cell trace, or generate a trace to try it on."""
 
-import importlib
 import json
 
 from nest.errors import NestError
 from nest.weigh import make_weigher, parse_masses, read_trace, replay
-from nest.weighscore import BLIND, MODELS, blind_noise_g
 
 
 def add_parser(sub):
@@ -24,7 +22,8 @@ def add_parser(sub):
                            "gone one on this nest? Several recordings (people, sessions) are each "
                            "measured, then pooled")
     mode.add_argument("--generate", metavar="OUT.csv",
-                      help="write a random play session from the nest model (tracegen) instead")
+                      help="write a random play session from the nest model (nest.world) instead; the lab's "
+                           "other models: python -m lab.generate")
     p.add_argument("--plot", metavar="OUT.png",
                    help="--holds: also draw each trial, the stretches judged shaded (needs matplotlib)")
     p.add_argument("--masses", default="", metavar="G=10,P=12,...",
@@ -34,13 +33,8 @@ def add_parser(sub):
     p.add_argument("--turns", type=int, default=None, help="--generate: number of turns (default 12-20)")
     p.add_argument("--truth", metavar="OUT.json", help="--generate: also write the ground truth (JSON)")
     p.add_argument("--no-pole", action="store_true", help="--generate: leave out the pole column")
-    p.add_argument("--model", choices=MODELS, default="world",
-                   help="--generate: world (nest.world, default), phys (nest.physmodel, from physics), "
-                        "lift (nest.liftmodel, written blind), grip (nest.gripmodel, written blind later) "
-                        "or table (nest.tablemodel, the third written blind)")
     p.add_argument("--rate", type=int, default=None,
-                   help="--generate: world: samples per second (default 80); the others: the HX711 "
-                        "setting, 80 (86-94/s) or 10 (10-12/s; default 80)")
+                   help="--generate: samples per second (default 80)")
     return p
 
 
@@ -84,36 +78,15 @@ def _generate(args, masses):
     if args.turns is not None and not 1 <= args.turns <= 1000:
         raise NestError("--turns must be between 1 and 1000", status=2)
     rate = args.rate if args.rate is not None else 80
-    noise_g = None
-    if args.model != "world":
-        if rate not in (10, 80):
-            raise NestError(f"--rate for --model {args.model} is the HX711 setting: 10 or 80", status=2)
-        if args.masses:
-            raise NestError(f"--masses: the {args.model} model draws its own eggs (use --model world)",
-                            status=2)
-        if args.model in BLIND:
-            if args.turns is not None:
-                raise NestError(f"--turns: the {args.model} model plays turns of its own", status=2)
-            world = importlib.import_module(BLIND[args.model]).session(args.seed, setting=rate)
-            noise_g = blind_noise_g(world)
-            events = sorted(world.truth, key=lambda e: e["t_ms"])
-        else:
-            from nest.physmodel import session as phys_session
-
-            world = phys_session(args.seed, setting=rate, turns=args.turns)
-        samples = world.samples
-    else:
-        if not 1 <= rate <= 1000:
-            raise NestError("--rate must be 1-1000 samples per second", status=2)
-        world, samples = session(args.seed, turns=args.turns, masses=masses, sps=rate)
+    if not 1 <= rate <= 1000:
+        raise NestError("--rate must be 1-1000 samples per second", status=2)
+    world, samples = session(args.seed, turns=args.turns, masses=masses, sps=rate)
     try:
         write_csv(args.generate, samples, pole=not args.no_pole)
         if args.truth:
-            if args.model not in BLIND:
-                noise_g, events = world.noise_g, world.events()
             with open(args.truth, "w") as f:
-                json.dump({"seed": args.seed, "masses": world.masses, "noise_g": noise_g,
-                           "events": events}, f, indent=1)
+                json.dump({"seed": args.seed, "masses": world.masses, "noise_g": world.noise_g,
+                           "events": world.events()}, f, indent=1)
                 f.write("\n")
     except OSError as e:
         raise NestError(f"cannot write: {e.filename}: {e.strerror}") from None

@@ -7,7 +7,7 @@ still looks like no hand at all: its tremor is lost in the HX711's noise. That w
 the latency targets of issue 13 out of reach, and the models disagree on the hands (their tremor
 at vanishing force is an assumption from forearm studies, Sutton & Sykes 1967). Only real hands
 on a real nest can settle it, so this lets a maker record some and measure them the way
-`nest.stilllimit` measures the models: the residual variance about a straight line over the last
+`lab.stilllimit` measures the models: the residual variance about a straight line over the last
 250 ms of each hold, and over 100-350 ms after the egg came clear, both over the nest's own noise.
 
 The drill: the nest alone for REST_MS (its noise), then per trial four Enter presses: holding
@@ -24,7 +24,7 @@ from statistics import median
 from nest.errors import NestError
 
 # Plain Python, no numpy: this runs in the `nest` tool, whose runtime needs (pyproject.toml) do not
-# include the dev tools' numpy. nest.stilllimit (a dev tool, on the models) takes its stretches,
+# include the dev tools' numpy. lab.stilllimit (a dev tool, on the models) takes its stretches,
 # statistic and overlap from here, so the drill and the models are measured alike.
 HOLD_MS = 250          # the stretch of a hold (or of a calm after the hand left) that is judged
 AFTER_MS = (100, 350)  # the calm after the hand left: from the end of the lift's brush + 100 ms

@@ -1,7 +1,7 @@
 """A bit-banged HX711 driver as boards use it (after robert-hh's hx711_gpio), as MicroPython source
 to run on the virtual board: wait for DOUT low, 24 data pulses plus 1 gain pulse (channel A, gain
 128), interrupts off around each pulse. The virtual board's own tests and
-tools/vboard_pulse_stress.py drive its HX711 model with it, apart from the firmware's driver
+lab/vboard_pulse_stress.py drive its HX711 model with it, apart from the firmware's driver
 (gulo.hx711), so that a fault in one is not hidden by the other."""
 
 from nest.vboard.launcher import pin_map

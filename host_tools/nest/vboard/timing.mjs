@@ -25,7 +25,7 @@ import v8 from "node:v8";
 //   Documentation/scheduler/sched-stats.rst; the kernel adds it when the thread is back on a CPU);
 // - and a step in which V8 collected its heap (the heap in use shrank: a scavenge frees ~2 MB and
 //   stops this thread 0.3-0.5 ms here) counts nothing: that pause is the host's, not the firmware's.
-// Measured with tools/vboard_pulse_stress.py (docs/virtual-board.md, "HX711 clock pulses"): with
+// Measured with lab/vboard_pulse_stress.py (docs/virtual-board.md, "HX711 clock pulses"): with
 // the CPU time capped by the wall clock alone, 7 in 15,000 HX711 readouts had a clock pulse that
 // powered the virtual chip down; with this, 2 (and none with the chip model's two limits,
 // mpy/_vbhw.py). Where schedstat cannot be read (not Linux) the wall clock alone caps a step.
@@ -78,7 +78,7 @@ const SHORT_STEP_US = 50;
 // The most a long step's own reads are taken to cost (about 3 us here: schedstat 2.3, the heap 0.5).
 const READS_MAX_US = 20;
 
-// The host's clocks HostCpu reads (also tools/vboard_pulse_stress.py --hiccups).
+// The host's clocks HostCpu reads (also lab/vboard_pulse_stress.py --hiccups).
 export function hostClocks() {
   let fd = -1;
   try { fd = fs.openSync("/proc/thread-self/schedstat", "r"); } catch { /* not Linux */ }
@@ -106,7 +106,7 @@ export const DEFAULT_MHZ = 160;
 // Calibrated on MicroPython's own tests/perf_bench, nine workloads, against the ESP32 scores
 // published in micropython PR #7850 ("esp32-perf", 2021-09-24: the ESP32_GENERIC build at its
 // default 160 MHz, with the VM in IRAM and -O2, as the port still builds it), to a median
-// board/ESP32 ratio of 1 (`.venv/bin/python tools/bench_timing.py --calibrate DIR`, DIR a
+// board/ESP32 ratio of 1 (`.venv/bin/python -m lab.bench_timing --calibrate DIR`, DIR a
 // MicroPython checkout). Runs of 2026-11-23: factor 15.6 -> median ratio 0.76, 14.5 -> 0.74,
 // implying 11.9 and 10.7, so 11.3; then 11.3 -> 1.07 (implying 12.1). The runs scatter: this
 // shared machine's speed moves by up to 1.8x from one second to the next with the other tenants'
@@ -195,7 +195,7 @@ export class Esp32Clock {
     this.credit = 0;
     this.host = new HostCpu();
     this.wall = 0;
-    // what the clock was made of, for {"op":"timing"} and tools/bench_timing.py
+    // what the clock was made of, for {"op":"timing"} and lab/bench_timing.py
     this.stats = { firmware_host_us: 0, firmware_us: 0, shim_host_us: 0, shim_us: 0, io_us: 0,
       slept_us: 0, stalled_us: 0, behind_us: 0, shim_calls: 0, leds: 0 };
   }

@@ -23,12 +23,12 @@ HX711_SPS = _cfg.get("hx711_sps", 80)
 # 160 MHz (a bit-banged SCK pulse takes 20-40 us here), so a pulse must stay high 2 ms of board
 # time before the chip powers down. Held high across a sleep_ms() it still does. On the ESP32
 # clock a firmware pulse pair is 35-42 us median, but host noise stretched by the factor puts
-# 10-24 % of them past 60 us (tools/bench_timing.py --hx711-pulses): the 2 ms stays there too.
+# 10-24 % of them past 60 us (lab/bench_timing.py --hx711-pulses): the 2 ms stays there too.
 HX711_POWER_DOWN_US = _cfg.get("hx711_power_down_us", 2000)
 # That limit holds for the part of a pulse known exactly (sleeps; on ESP32 timing also the pin
 # calls' C cost, flash, LEDs). The firmware's bytecode part is host CPU time x the
 # factor, and this host stops a running thread for 0.1-4 ms several times a second where no
-# process can see it (no run-queue wait, no GC, no steal: `tools/vboard_pulse_stress.py
+# process can see it (no run-queue wait, no GC, no steal: `lab/vboard_pulse_stress.py
 # --hiccups`), which x 11.3 is 1-45 ms of board time (pulses of 10-29 ms were seen). So the whole
 # pulse gets this margin on top: firmware that holds SCK high over a sleep still powers the chip
 # down at 2 ms, bytecode alone only past 50 ms (docs/virtual-board.md, "HX711 clock pulses").

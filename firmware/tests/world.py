@@ -1,1 +1,0 @@
-../../host_tools/nest/world.py

@@ -1,0 +1,506 @@
+"""Score egg detectors against the nest model's ground truth.
+
+    .venv/bin/python -m lab.weighscore --traces 300 --seed 1
+
+A *change* is an egg leaving the nest, or several leaving close together: eggs whose departures
+are less than MERGE_MS apart (or overlap) form one change. A change is right when
+- one egg: exactly one event, `out: 1` with its colour;
+- several: either one `out: 1` per egg with the same colours, or an `out: 2` (the game sees an
+  alarm either way), with no `out: 1` of a colour that did not leave.
+Each change owns the events from its first hand (or rolling egg) until the next change or pour-back
+begins, at most WINDOW_MS after its last egg left; but an `out: 1` that names the previous egg's
+colour, when that change has no event yet and the next one's egg is not out yet, is the previous
+change's (late) verdict. Pour-backs expect one `full` event the same way.
+Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*; `--misses`
+marks one `late` when it is what the last change before it was owed and did not get (its egg's
+colour, `out: 2` after several eggs, or a pour-back's `full`): said too late rather than without
+a cause (still false).
+Latency: from the moment the (first) egg is out and the hand has left, to the first event.
+An event of a change that comes *before* that moment is early (a verdict while the hand still
+holds the egg): the change is wrong, and counted apart as `early`.
+
+Two models give the traces: `world` (nest.world through nest.tracegen, which the weigher was tuned
+on; any sample rate) and `phys` (lab.physmodel, written apart from physics and published
+figures; the HX711's 80 or 10 SPS setting with its real rate). Report on the one not tuned on.
+A third, `lift` (lab.liftmodel), was written blind: by a helper who had seen neither the weigher,
+the other two models nor any score, from its own sources (docs/liftmodel.md); no constant of the
+weigher was chosen on it at first (one bug was found on its misses and fixed: docs/weigher.md, "A
+third model, written blind"); then a fourth, `grip` (lab.gripmodel), was asked for, blind again
+(docs/gripmodel.md), and one rule was found on the third's misses ("Eggs put back"): the fourth
+is the hold-out now (one bug of that rule was found on it: docs/weigher.md, "A fourth model,
+written blind"). `--tune-on` refuses both.
+"""
+
+import argparse
+import importlib
+import sys
+
+from lab import realglitches
+from lab.baseline_weigher import BaselineWeigher
+from nest.tracegen import run, session
+
+MODELS = ("world", "phys", "lift", "grip", "table")
+# the models written blind, by module: each has session(seed, setting, **over) and PARAMS
+BLIND = {"lift": "lab.liftmodel", "grip": "lab.gripmodel", "table": "lab.tablemodel"}
+
+
+def blind_noise_g(world):
+    """A blind model's rms noise at rest (grams), from what its session tells of itself, or None."""
+    meta = getattr(world, "meta", None) or {}
+    for key in ("sigma_g", "noise_g", "noise_rms_g"):
+        if isinstance(meta.get(key), (int, float)):
+            return float(meta[key])
+    return None
+
+# Eggs leaving less than this apart are one change. 800 ms is the scorer's own, older and
+# stricter than the game's ruling (docs/attempt-end.md: anything leaving within 1.0 s of the hand,
+# or while the nest still moves, belongs to the attempt and makes it an alarm, so the game cannot
+# tell a late roll folded into `out: 2` from two verdicts). Kept so the rounds' figures compare;
+# `--merge-ms 1000` scores as the ruling groups (docs/weigher.md, "Results").
+MERGE_MS = 800
+WINDOW_MS = 2000
+
+
+def _changes(truth, merge_ms=MERGE_MS):
+    outs = sorted((e for e in truth if e["what"] == "out"), key=lambda e: e["t_ms"])
+    changes = []
+    for e in outs:
+        c = changes[-1] if changes else None
+        if c is not None and (e["t_ms"] - c["t_last"] <= merge_ms or e["t_in"] < c["t_last"]):
+            c["colours"].append(e["colour"])
+            c["how"] = "several eggs"
+            c["t_last"] = max(c["t_last"], e["t_ms"])
+            c["t_in"] = min(c["t_in"], e["t_in"])
+        else:
+            changes.append({"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
+                            "colours": [e["colour"]], "how": e.get("hand", e["cause"])})
+    for e in truth:
+        if e["what"] == "back" and e["eggs"]:
+            changes.append({"kind": "back", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"]})
+    changes.sort(key=lambda c: c["t_in"])
+    for i, c in enumerate(changes):
+        end = c["t_last"] + WINDOW_MS
+        if i + 1 < len(changes) and changes[i + 1]["t_in"] < end:
+            end = changes[i + 1]["t_in"]
+        c["t_end"] = end
+        c["events"] = []
+    return changes
+
+
+def _right(change, evs):
+    colours = change["colours"]
+    if len(colours) == 1:
+        return len(evs) == 1 and evs[0].get("out") == 1 and evs[0].get("colour") == colours[0]
+    if not evs:
+        return False
+    if any(e.get("out") == 2 for e in evs):
+        left = list(colours)
+        for e in evs:
+            if e.get("out") == 1:
+                if e.get("colour") not in left:
+                    return False
+                left.remove(e["colour"])
+        return True
+    return all(e.get("out") == 1 for e in evs) and sorted(e.get("colour") for e in evs) == sorted(colours)
+
+
+def _tagged(changes, ev):
+    """A false event as `--misses` lists it: marked `late` when it is what the last change before
+    it was owed (the right colour of the last egg out, `out: 2` after several, or `full` after the
+    last pour-back) and that change got no event: a verdict said after the next change's window
+    began, rather than one with no cause. It still counts as false."""
+    last = None
+    kind = "back" if ev.get("full") else "out"
+    for c in changes:
+        if c["kind"] == kind and c["t_first"] <= ev["t_ms"]:
+            last = c
+    if last is None or last["events"]:
+        return ev
+    colours = last.get("colours", ())   # a pour-back has none: its `full` is what it was owed
+    if (kind == "back" or (len(colours) == 1 and ev.get("colour") == colours[0])
+            or (len(colours) > 1 and ev.get("out") == 2)):
+        return dict(ev, late=True)
+    return ev
+
+
+def score(truth, events, merge_ms=MERGE_MS):
+    """Score one trace: returns counts, latencies and the wrong changes (for a closer look)."""
+    changes = _changes(truth, merge_ms)
+    res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
+           "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0}
+    for ev in events:
+        home = None
+        for i, c in enumerate(changes):
+            if c["t_in"] <= ev["t_ms"] < c["t_end"]:
+                home = c
+                # A late verdict: the previous egg's own colour, said once the next change had
+                # begun but before its egg was out, while the previous change still has no event.
+                prev = changes[i - 1] if i else None
+                if (c["kind"] == "out" and ev["t_ms"] < c["t_first"] and prev is not None
+                        and prev["kind"] == "out" and not prev["events"] and len(prev["colours"]) == 1
+                        and ev.get("colour") == prev["colours"][0]):
+                    home = prev
+                break
+        if home is None or (home["kind"] == "back" and ("full" not in ev or home["events"])):
+            res["false"] += 1
+            res["false_events"].append(_tagged(changes, ev))
+        elif home["kind"] == "back":
+            home["events"].append(ev)
+        elif "out" in ev:
+            home["events"].append(ev)
+        else:
+            res["false"] += 1
+            res["false_events"].append(_tagged(changes, ev))
+    for c in changes:
+        if c["kind"] == "back":
+            res["fulls"] += 1
+            if c["events"]:
+                res["fulls_right"] += 1
+                res["full_latency"].append(c["events"][0]["t_ms"] - c["t_first"])
+            continue
+        res["changes"] += 1
+        early = bool(c["events"]) and c["events"][0]["t_ms"] < c["t_first"]
+        if early:
+            res["early"] += 1
+        if not early and _right(c, c["events"]):
+            res["right"] += 1
+            res["latency"].append(c["events"][0]["t_ms"] - c["t_first"])
+            res["by_how"].setdefault(c["how"], []).append(c["events"][0]["t_ms"] - c["t_first"])
+        else:
+            res["wrong"].append({"t_ms": c["t_first"], "colours": c["colours"], "events": c["events"]})
+    return res
+
+
+def percentile(values, p):
+    """Nearest-rank percentile (p in 0..100) of a non-empty list."""
+    v = sorted(values)
+    k = max(0, min(len(v) - 1, -(-p * len(v) // 100) - 1))  # ceil(p/100 n) - 1
+    return v[k]
+
+
+def trace(model, seed, rate=80, noise_g=None, over=None):
+    """One session of a model -> (world, samples); `world` has .masses, .pole_g, .truth.
+    world: `rate` samples/s exactly; phys, lift, grip: `rate` is the HX711's setting, 80 or 10."""
+    if model == "world":
+        return session(seed, noise_g=noise_g, sps=rate)
+    over = dict(over or {})
+    if model in BLIND:
+        if noise_g is not None:
+            raise ValueError("--noise: the blind model draws its own noise from the HX711's figures")
+        t = importlib.import_module(BLIND[model]).session(seed, setting=rate, **over)
+        return t, t.samples
+    from lab import physmodel
+
+    if noise_g is not None:
+        over["noise_g"] = noise_g
+    t = physmodel.session(seed, setting=rate, **over)
+    return t, t.samples
+
+
+def evaluate(make_detector, seeds, noise_g=None, model="world", rate=80, over=None, merge_ms=MERGE_MS,
+             glitches=None):
+    """Run a detector over the sessions of `seeds`; returns totals and the per-trace misses.
+    `glitches`: add read glitches as a real HX711 recording shows them (lab.realglitches) to this
+    share of samples, on top of the model's own."""
+    tot = {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
+           "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0}
+    for seed in seeds:
+        world, samples = trace(model, seed, rate, noise_g, over)
+        if glitches is not None:
+            samples = realglitches.add(samples, glitches, seed)
+        r = score(world.truth, run(make_detector(world), samples), merge_ms)
+        tot["traces"] += 1
+        for k in ("changes", "right", "false", "fulls", "fulls_right", "early"):
+            tot[k] += r[k]
+        tot["latency"] += r["latency"]
+        tot["full_latency"] += r["full_latency"]
+        for how, lat in r["by_how"].items():
+            tot["by_how"].setdefault(how, []).extend(lat)
+        for w in r["wrong"]:
+            tot["misses"].append(("wrong", seed, w))
+        for e in r["false_events"]:
+            tot["misses"].append(("false", seed, e))
+    return tot
+
+
+def summary(tot):
+    lat = tot["latency"] or [0]
+    acc = tot["right"] / tot["changes"] if tot["changes"] else 0.0
+    return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
+            "false": tot["false"], "early": tot["early"], "fulls": tot["fulls"],
+            "false_late": sum(1 for k, _, e in tot["misses"] if k == "false" and e.get("late")),
+            "fulls_right": tot["fulls_right"],
+            "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat)}
+
+
+def detectors(weigher_file=None):
+    """The two detectors by name; `weigher_file`: another version of gulo/weigher.py (a path)."""
+    if weigher_file:
+        from nest.weigh import load_weigher
+
+        Weigher = load_weigher(weigher_file)
+    else:
+        from gulo.weigher import Weigher
+    return {
+        "weigher": lambda world: Weigher(masses=world.masses, pole_g=world.pole_g),
+        "baseline": lambda world: BaselineWeigher(masses=world.masses, pole_g=world.pole_g, window_ms=150),
+    }
+
+
+# The physics model's parameters swept one at a time to their plausible extremes (the rest drawn
+# as usual): where does the weigher start to fail? Values are lab.physmodel's RANGES keys.
+SWEEP = (
+    ("tremor_floor_g", (0.0, 0.05, 0.2, 0.5)),
+    ("tremor_slope", (0.0, 0.05, 0.1, 0.2)),
+    ("hold_max_ms", (0.0, 500.0, 800.0, 1200.0)),
+    ("noise_mult", (1.0, 4.0, 8.0, 16.0)),
+    ("rate", None),
+    ("mass_sd_g", (0.0, 0.25, 0.4, 0.6)),
+    ("ring_hz", (10.0, 20.0, 40.0, 70.0)),
+    ("zeta", (0.005, 0.02, 0.15, 0.4)),
+)
+SWEEP_RATES = {80: (80.0, 86.0, 94.0, 100.0), 10: (9.0, 10.0, 12.0, 13.0)}
+# The same for the model written blind (lab.liftmodel's PARAMS keys): its own range's ends and
+# beyond. `None`: the rate, whose key depends on the setting.
+LIFT_SWEEP = (
+    ("filt_order", (1, 2, 4)),          # the HX711's filter: 1 conversion to settle, or 4 (datasheet)
+    ("defl_mm", (0.03, 0.05, 0.3, 0.6)),
+    ("zeta", (0.01, 0.03, 0.12, 0.3)),
+    ("noise_excess", (1.0, 1.6, 3.0, 6.0)),
+    ("spike_p", (0.0, 0.002, 0.01)),
+    ("mains_g", (0.0, 0.02, 0.1)),
+    ("late_p", (0.0, 0.02, 0.05)),
+    ("egg_spread_g", (0.1, 0.25, 0.5)),
+    ("p_touch", (0.0, 0.2, 0.4)),        # touches, regrips among them (an egg lifted clear, put back)
+    ("p_drop", (0.0, 0.12, 0.25)),
+    ("rate", None),
+)
+# The same for the fourth model (lab.gripmodel's PARAMS keys), the hold-out: its ranges' ends and
+# beyond, for the phenomena the issue names (ring, damping, noise, the still hold, egg spread,
+# rate) and the two its misses are made of (the fallen pole leaning on the rim; a hand still
+# touching after the lift-off).
+GRIP_SWEEP = (
+    ("deflection_mm", (0.03, 0.05, 0.4, 0.8)),   # the cell's deflection at 1 kg: the ring frequency
+    ("zeta_struct", (0.005, 0.01, 0.03, 0.06)),
+    ("noise_factor", (1.0, 2.0, 4.0)),
+    ("still_hold_s", (0.1, 0.5, 0.8)),
+    ("tremor_still_gf", (0.05, 0.5, 1.0)),
+    ("egg_sd_g", (0.05, 0.25, 0.4)),
+    ("pole_rest_frac", (0.0, 0.3, 0.6)),
+    ("linger_s", (0.05, 0.6)),
+    ("p_touch_lift", (0.0, 0.3)),
+    ("rate", None),
+)
+# The fifth model (lab.tablemodel's PARAMS keys, the hold-out now): each range's two ends (it
+# refuses a value outside them), for the phenomena the issue names and those it adds (the HX711's
+# rate as odr_scale, the reading task's stalls, mains pickup, table knocks, quick turns, a hand on
+# the rim), and the longest still hold (still_hold_max_s: a fixed 2.5 s in its code at first).
+TABLE_SWEEP = tuple((name, None) for name in (
+    "cell_um_per_kg", "bowl_um_per_kg", "mech_zeta", "noise_factor", "mains_nv", "tremor_g",
+    "egg_tol_g", "load_s", "odr_scale", "gc_ms", "flash_ms", "bump_per_min", "turn_gap_s",
+    "p_touch", "p_rim", "still_hold_max_s"))
+SWEEPS = {"phys": SWEEP, "lift": LIFT_SWEEP, "grip": GRIP_SWEEP, "table": TABLE_SWEEP}
+
+# The weigher's tunable constants (gulo.weigher) and the grid `--tune-on` searches. _T_STILL is not
+# among them: it comes from the longest still hold to be sure of (0.5 s), not from a score.
+TUNABLE = (("_QA", (8, 10, 14)), ("_QB", (3, 5, 8)), ("_T_K", (100, 135, 200)))
+
+
+def with_constants(values):
+    """Set gulo.weigher's constants (CPython: module globals read at run time); returns the old."""
+    import gulo.weigher as wmod
+
+    old = {k: getattr(wmod, k) for k in values}
+    for k, v in values.items():
+        setattr(wmod, k, v)
+    return old
+
+
+def _cost(s):
+    """Lower is better: a wrong change or a false event first, latency after."""
+    return (s["changes"] - s["right"]) + 3 * s["false"] + s["median_ms"] / 1000.0
+
+
+def tune(model, seeds, rates, say=print):
+    """Grid-search TUNABLE on `model` at `rates`; returns the best constants."""
+    import itertools
+
+    made = detectors()["weigher"]
+    best, best_cost = None, None
+    names = [n for n, _ in TUNABLE]
+    for combo in itertools.product(*[v for _, v in TUNABLE]):
+        values = dict(zip(names, combo))
+        old = with_constants(values)
+        try:
+            cost = sum(_cost(summary(evaluate(made, seeds, model=model, rate=r))) for r in rates)
+        finally:
+            with_constants(old)
+        say(f"  tune on {model}: {values} cost {cost:.2f}")
+        if best_cost is None or cost < best_cost:
+            best, best_cost = values, cost
+    return best
+
+
+
+def baseline_with(window, spread_g):
+    return lambda world: BaselineWeigher(masses=world.masses, pole_g=world.pole_g, window=window,
+                                         spread_g=spread_g)
+
+
+def _row(name, s):
+    return (f"| {name} | {s['traces']} | {s['changes']} | {s['right']} | {100 * s['accuracy']:.2f} % "
+            f"| {s['false']} | {s['early']} | {s['fulls_right']}/{s['fulls']} | {s['median_ms']:.0f} "
+            f"| {s['p95_ms']:.0f} | {s['max_ms']:.0f} |")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m lab.weighscore", description=__doc__.splitlines()[0])
+    p.add_argument("--traces", type=int, default=300, help="number of generated sessions (default 300)")
+    p.add_argument("--seed", type=int, default=1, help="first seed; sessions use seed .. seed+traces-1")
+    p.add_argument("--detector", choices=["weigher", "baseline", "both"], default="both")
+    p.add_argument("--misses", action="store_true", help="list every wrong change and false event")
+    p.add_argument("--noise", type=float, default=None, metavar="G",
+                   help="the cell's rms noise in grams for every trace (default: 0.05-0.2 g by seed)")
+    p.add_argument("--by-hand", action="store_true",
+                   help="also give the latency for each kind of take (hand, rolling egg, several eggs)")
+    p.add_argument("--model", choices=MODELS, default="world",
+                   help="world: nest.world (the weigher was tuned on it); phys: lab.physmodel (hold-out); "
+                        "lift: lab.liftmodel (written blind; a bug and a rule found on it); "
+                        "grip: lab.gripmodel (written blind after that, the hold-out; a weigher bug "
+                        "found on it)")
+    p.add_argument("--rate", type=int, default=None,
+                   help="world: samples per second (default 80); phys, lift, grip: the HX711 setting, "
+                        "80 or 10")
+    p.add_argument("--sweep", action="store_true",
+                   help="phys, lift, grip: hold each physical parameter at its extremes in turn "
+                        "(weigher and baseline)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="phys, lift, grip: hold one of the model's parameters at VALUE in every session "
+                        "(e.g. --model lift --set filt_order=1); may be given again")
+    p.add_argument("--weigher", metavar="FILE", default=None,
+                   help="score this version of gulo/weigher.py instead (e.g. from git show REV:...)")
+    p.add_argument("--tune-on", choices=("world", "phys"), default=None,
+                   help="tune the weigher's constants on this model (seeds 1..--tune-traces, both "
+                        "rates), then score the shipped and the tuned constants on the OTHER model")
+    p.add_argument("--tune-traces", type=int, default=20, help="sessions per rate for --tune-on (20)")
+    p.add_argument("--merge-ms", type=int, default=MERGE_MS, metavar="MS",
+                   help=f"eggs leaving less than this apart are one change (default {MERGE_MS}; "
+                        "1000: as the game's attempt-end ruling groups them)")
+    p.add_argument("--glitches", type=float, default=None, metavar="P",
+                   help="add read glitches of a real HX711 recording (lab.realglitches) to this "
+                        "share of samples, on top of the model's own; measured there: "
+                        f"{realglitches.MEASURED_P:.4f}")
+    p.add_argument("--baseline-sweep", metavar="W:S,...",
+                   help="score the baseline with these windows (samples) and spreads (g) instead, "
+                        "e.g. 8:0.5,12:0.5,16:0.8")
+    a = p.parse_args(argv)
+    rate = a.rate if a.rate is not None else 80
+    if a.model != "world" and rate not in (10, 80):
+        p.error(f"--rate for --model {a.model} is the HX711 setting: 10 or 80")
+    if a.model in BLIND and a.noise is not None:
+        p.error(f"--noise: the blind model ({a.model}) draws its own noise from the HX711's figures")
+    over = {}
+    for item in a.set:
+        name, eq, value = item.partition("=")
+        try:
+            if not eq or a.model == "world":
+                raise ValueError
+            over[name] = float(value)
+        except ValueError:
+            p.error(f"--set {item!r}: NAME=VALUE, a number, for --model phys, lift or grip")
+    if over:
+        # checked against the model's own table of parameters, not by building a session
+        if a.model == "phys":
+            from lab.physmodel import RANGES as known
+
+            known = set(known) | {"noise_g", "rate", "pole_g"}
+        else:
+            known = importlib.import_module(BLIND[a.model]).PARAMS
+        for name in over:
+            if name not in known:
+                p.error(f"--set: unknown {a.model}model parameter {name!r}")
+    if a.sweep and a.model == "world":
+        p.error("--sweep: the sweep holds a physical model's parameters (--model phys, lift, grip or table)")
+    if not 1 <= rate <= 1000:
+        p.error("--rate must be 1-1000 samples per second")
+    if a.glitches is not None and not 0 <= a.glitches <= 0.2:
+        p.error("--glitches must be a share of samples from 0 to 0.2")
+    if a.glitches is not None and a.tune_on:
+        p.error("--glitches: not with --tune-on (it tunes and scores on the models as they are)")
+    if not 0 <= a.merge_ms <= 5000:
+        p.error("--merge-ms must be 0-5000 ms")
+    seeds = range(a.seed, a.seed + a.traces)
+    if a.tune_on:
+        rates = {"world": (90, 11), "phys": (80, 10)}
+        other = "phys" if a.tune_on == "world" else "world"
+        best = tune(a.tune_on, range(1, 1 + a.tune_traces), rates[a.tune_on],
+                    say=lambda m: print(m, file=sys.stderr, flush=True))
+        import gulo.weigher as wmod
+
+        shipped = {k: getattr(wmod, k) for k in best}
+        print(f"tuned on {a.tune_on}: {best}; shipped: {shipped}; scored on {other}, seeds {a.seed}.."
+              f"{a.seed + a.traces - 1}")
+        print("| constants | rate | traces | changes | right | accuracy | false events | early | full right "
+              "| median ms | p95 ms | max ms |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for label, values in (("shipped", shipped), (f"tuned on {a.tune_on}", best)):
+            old = with_constants(values)
+            try:
+                for r in rates[other]:
+                    s = summary(evaluate(detectors()["weigher"], seeds, model=other, rate=r))
+                    print(_row(f"{label} | {r}/s", s), flush=True)
+            finally:
+                with_constants(old)
+        return 0
+    if a.sweep:
+        made = detectors()
+        print("| parameter | value | weigher right | false | early | median / p95 ms "
+              "| baseline right | false | median / p95 ms |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for name, values in SWEEPS[a.model]:
+            if a.model == "lift" and name == "rate":
+                name = f"rate{rate}_sps"
+            elif a.model == "grip" and name == "rate":
+                name = f"rate_{rate}"
+            if a.model == "table":
+                values = importlib.import_module(BLIND["table"]).PARAMS[name]
+            for v in values or SWEEP_RATES[rate]:
+                s, b = (summary(evaluate(made[d], seeds, model=a.model, rate=rate, over={**over, name: v},
+                                         glitches=a.glitches))
+                        for d in ("weigher", "baseline"))
+                print(f"| {name} | {v:g} | {100 * s['accuracy']:.2f} % | {s['false']} | {s['early']} "
+                      f"| {s['median_ms']:.0f} / {s['p95_ms']:.0f} | {100 * b['accuracy']:.2f} % "
+                      f"| {b['false']} | {b['median_ms']:.0f} / {b['p95_ms']:.0f} |", flush=True)
+        return 0
+    runs = []
+    if a.baseline_sweep:
+        for item in a.baseline_sweep.split(","):
+            w, _, spread = item.partition(":")
+            runs.append((f"baseline {w} samples, {spread} g", baseline_with(int(w), float(spread))))
+    else:
+        names = ["weigher", "baseline"] if a.detector == "both" else [a.detector]
+        made = detectors(a.weigher)
+        runs = [(name, made[name]) for name in names]
+    print("| detector | traces | changes | right | accuracy | false events | early | full right "
+          "| median ms | p95 ms | max ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, make in runs:
+        tot = evaluate(make, seeds, a.noise, model=a.model, rate=rate, over=over or None, merge_ms=a.merge_ms,
+                       glitches=a.glitches)
+        print(_row(name, summary(tot)), flush=True)
+        if a.by_hand:
+            for how in sorted(tot["by_how"]):
+                lat = tot["by_how"][how]
+                print(f"|   {name}: {how} | | {len(lat)} right | | | | | {percentile(lat, 50)} "
+                      f"| {percentile(lat, 95)} | {max(lat)} |")
+            fl = tot["full_latency"] or [0]
+            print(f"|   {name}: full (from hand leaving after pour-back) | | {len(fl)} right | | | | "
+                  f"| {percentile(fl, 50)} | {percentile(fl, 95)} | {max(fl)} |")
+        if a.misses:
+            for kind, seed, what in tot["misses"]:
+                print(f"  {name} {kind} seed={seed} {what}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""`make bench` cannot rot: the runner in quick mode (1-2 trials per figure) writes a document whose
+tables have every expected figure, each with a value and the command that measured it."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.board
+
+
+def _rows(text, header):
+    """The rows (lists of cells) of the table under `## header`."""
+    section = text.split(f"## {header}\n", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("| ")]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", ln)[1:-1]] for ln in lines[1:]]
+
+
+@pytest.mark.timeout(600)
+def test_the_runner_writes_every_figure_with_its_command(tmp_path):
+    out, plot = tmp_path / "benchmarks.md", tmp_path / "plot.png"
+    proc = subprocess.run([sys.executable, "-m", "lab.bench", "--quick", "--out", str(out),
+                           "--plot", str(plot)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = out.read_text()
+    assert plot.stat().st_size > 10_000 and f"]({plot.name})" in text
+
+    weigher = _rows(text, "Egg weigher")
+    firmware = _rows(text, "Firmware on the virtual board")
+    # weigher: 5 figures at each HX711 setting on the physics model and on the three models written
+    # blind, its per-sample cost at rest and over takes, and the sampler's path's at 0 and 13 days
+    for rows, n in ((weigher, 46), (firmware, 10)):
+        assert len(rows) == n, rows
+        for figure, value, baseline, _ratio, command, date in rows:
+            assert value and "not measured" not in value, (figure, value)
+            assert baseline not in ("", "-") and command.startswith("`.venv/bin/python -m lab."), figure
+            assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC$", date)
+    assert sum(r[0].startswith("blind model, ") for r in weigher) == 10
+    assert sum(r[0].startswith("second blind model, ") for r in weigher) == 10
+    assert sum(r[0].startswith("third blind model, ") for r in weigher) == 10
+    fw = {r[0].split(" (")[0]: r[1] for r in firmware}
+    assert re.match(r"median \d+ ms, p95 \d+, max \d+ \(n=2\)",
+                    fw["pole leaves its seat -> alarm siren on the buzzer"])
+    assert re.match(r"\d+\.\d KB", fw["heap in use after boot"])
+    cost = [r for r in weigher if r[0].startswith("per-sample cost")]
+    assert len(cost) == 2 and re.match(r"\d+\.\d\d µs \(0 bytes allocated", cost[0][1])   # at rest
+    assert all(re.match(r"\d\.\d\dx$", r[3]) for r in cost)
+
+    # Deploy: figures when lab/bench_deploy.py is there, else a row that says it was not measured.
+    deploy = _rows(text, "Deploy")
+    assert deploy and all(r[4] != "" for r in deploy)
+    if not (ROOT / "lab" / "bench_deploy.py").exists():
+        assert "not measured: nest deploy not available" in deploy[0][1]
+
+    budgets = _rows(text, "Firmware budgets (issue 4)")
+    what = [r[0] for r in budgets]
+    for name in ("pole -> alarm sound", "pole -> alarm LEDs", "HX711 unplugged -> fault shown",
+                 "heap in use after boot", "heap in use during a game", "boot -> ready",
+                 "weigher per-sample cost, rest", "weigher per-sample cost, takes"):
+        assert any(w.startswith(name) for w in what), (name, what)
+    assert all(r[3] in ("yes", "**NO**", "(no limit)") and r[4].startswith("`") for r in budgets)
