@@ -41,8 +41,8 @@ from nest import deploy
 from nest.errors import NestError
 
 HERE = Path(__file__).resolve().parent
-NEST = HERE.parent
-ROOT = NEST.parent.parent
+ROOT = HERE.parent.parent
+NEST = ROOT / "host_tools" / "nest"
 VBOARD_SHIMS = NEST / "vboard" / "mpy"
 
 # ---- the ESP32_GENERIC's GC heap (micropython/micropython at 1c3c201149, the 1.29.0-preview line) ----
