@@ -369,7 +369,7 @@ class Nest:
         # Bytes, not text: a stray byte that is not UTF-8 must be refused like any garbage
         # (console.parse says so), not raise UnicodeError out of a text read and stop the app.
         # One line per pass, then the other tasks run: a burst of lines (1,000 in one write)
-        # once kept this loop busy until the watchdog reset the board (issue 17). What has not
+        # would otherwise keep this loop busy until the watchdog reset the board. What has not
         # been read waits in the port's own bounded buffer (the ESP32's stdin ring: 260 bytes,
         # micropython ports/esp32/mphalport.c, stdin_ringbuf_array; more is dropped there).
         stdin = sys.stdin.buffer
@@ -382,10 +382,10 @@ class Nest:
                 await asyncio.sleep_ms(20)
                 continue
             # The firmware's one on-demand import: the console's code (gulo.commands with the
-            # parser and the calibration) comes with the first line, not at boot. Measured with
-            # lab/heap_report.py (2026-11-23): they hold 11,632 B of heap (console 4,304,
-            # calibration 4,176, commands 3,152), which at boot would put the heap after boot
-            # (52,688 B without them) over its budget of 55,968 B (docs/firmware-budgets.md).
+            # parser and the calibration) comes with the first line, not at boot: they hold about
+            # 12 KB of heap (their rows of `.venv/bin/python -m lab.heap_report --games 0`), which
+            # at boot would put the heap after boot further over its budget of 55,968 B
+            # (docs/firmware-budgets.md, "What is loaded when").
             from gulo.commands import command
 
             command(self, line)

@@ -2,21 +2,21 @@
 #
 # Why it wraps: the ESP32 port's small ints are 31-bit (MICROPY_OBJ_REPR_A, py/mpconfig.h), so a
 # count of ms since boot that never wraps is a long int from 2**30 ms (12.4 days) on, and every
-# time difference taken from it allocates on the heap. Measured before this clock (2026-11-27, in
-# the WebAssembly VM, whose small ints are the ESP32's): 11,312 bytes over one 248-sample take at
+# time difference taken from it allocates on the heap. Measured with such a count in the
+# WebAssembly VM, whose small ints are the ESP32's: 11,312 bytes over one 248-sample take at
 # 12.4 days against 48 at 6 days, a garbage collection every few seconds for as long as the nest
-# stays on (docs/weigher.md, "Events and API"). The period is the ticks period of a 32-bit port
-# such as the ESP32's (py/mpconfig.h: MICROPY_PY_TIME_TICKS_PERIOD defaults to
+# stays on (lab/notebooks/weigher-research.md, "Events and API"). The period is the ticks
+# period of a 32-bit port such as the ESP32's (py/mpconfig.h: MICROPY_PY_TIME_TICKS_PERIOD defaults to
 # MP_SMALL_INT_POSITIVE_MASK + 1, "30 bit tick values on 32-bit system").
 #
 # So every time in the firmware is a clock reading in [0, 2**30), and times are compared only
 # through elapsed(), diff() and later() below, never with a plain `-` or `<`. None of the three
 # ever makes a long int on the way (each intermediate stays within the 31-bit small ints).
 # At every sample, Silence.heard and NestWatch.check write elapsed() out (as calls they cost the
-# sampler's path 8-10 %: lab/bench_sampler.py).
+# sampler's path 8-10 %: `.venv/bin/python -m lab.bench_sampler`).
 # gulo.weigher takes its differences modulo 2**30 itself, inline (its per-sample cost): its form
 # passes 2**30 on the way for differences of 6.2 days or more, which none of its paths takes
-# (firmware/tests/test_clock.py: a take after 13 days at rest allocates only its event).
+# (test_clock.py: a take after 13 days at rest allocates only its event).
 
 try:
     from micropython import const

@@ -25,7 +25,8 @@ _FULL_SCALE = const(0x7FFFFF)
 _MIN_SCALE = const(-0x800000)
 SETTLE_READS = 4      # conversions discarded after power-up (the datasheet's settling time at 80 SPS)
 # A blocking read waits this long for one conversion: 2.5 periods at the slowest rate (the "10 SPS"
-# setting gives 10-12 conversions/s on the internal oscillator: docs/weigher.md).
+# setting gives 10-12 conversions/s on the internal oscillator: lab/notebooks/weigher-research.md,
+# "The HX711's rate on the device").
 READY_TIMEOUT_MS = 250
 # After power-up (or a power-down) the first conversion comes only once the chip has settled:
 # 50 ms at 80 SPS, 400 ms at 10 SPS (datasheet); silence is not a fault before that.

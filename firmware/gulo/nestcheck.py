@@ -1,7 +1,7 @@
 # What differs between the eggs in the bowl and the nest the game expects, from one settled
-# weight: the check the turn flow makes after a resume (issue 19; docs/play-page.md "After a
-# restart"). Pure logic, integer centigrams (the ESP32's single-precision floats never round a
-# sum of eggs); the search allocates nothing but the change it keeps.
+# weight: the check the turn flow makes after a resume (docs/play-page.md "After a restart").
+# Pure logic, integer centigrams (the ESP32's single-precision floats never round a sum of eggs);
+# the search allocates nothing but the change it keeps.
 #
 #   d = differ(off_g, nest, full, masses, tol_g)
 #       off_g  grams the bowl's eggs weigh beyond the game's `nest` (negative: eggs missing)

@@ -20,11 +20,11 @@ except ImportError:  # CPython: const is only a compile-time hint
 # The motion counted (below) that makes the fault. Play never counts this much: at most 23.2 s
 # in four nest models, 80 sessions of each at both settings (pours, hands resting on eggs,
 # knocked poles; the fifth model's turns come 0.2-1.2 s apart), 3.7 s on the physics model
-# (`.venv/bin/python -m lab.faultstudy play [--seed 9001]`, docs/weigher.md "A nest that
+# (`.venv/bin/python -m lab.faultstudy play [--seed=9001]`, lab/notebooks/weigher-research.md, "A nest that
 # cannot weigh").
 UNSETTLED_MS = const(30000)
 # A bowl that rubs or shakes has lulls in which the weigher finds a calm window and rests for a
-# sample or a few (up to 0.6 s at 11 samples/s in firmware/tests/test_nestfault.py), so motion is
+# sample or a few (up to 0.6 s at 11 samples/s in test_nestfault.py), so motion is
 # counted, not timed from its start: each ms at rest takes DRAIN ms off the count, and a rest of
 # CALM_MS ends it. A nest that moves more than 4/5 of the time is counted up (all the time: the
 # fault after UNSETTLED_MS); play, with rests between the hands, is drained.
@@ -33,8 +33,8 @@ CALM_MS = const(2000)
 _GAP_MS = const(1000)   # a longer gap between samples (a stall of the sampler) counts as this
 # 0.3 g rms of learned noise: where the weigher's accuracy starts to fall. White noise added to
 # every sample of the nest models' sessions (`.venv/bin/python -m lab.faultstudy noise`,
-# docs/weigher.md "A nest that cannot weigh"): the physics model at 10 SPS loses 0.4 points at
-# 0.2 g and 0.8 at 0.3 g, 5 at 0.6 g (at 80 SPS 0.9 at 0.6 g); the fifth model at 80 SPS
+# lab/notebooks/weigher-research.md, "A nest that cannot weigh"): the physics model at 10 SPS
+# loses 0.4 points at 0.2 g and 0.8 at 0.3 g, 5 at 0.6 g (at 80 SPS 0.9 at 0.6 g); the fifth model at 80 SPS
 # 6.6 points at 0.2 g. The datasheet's noise on the models' cells is 0.02-0.1 g, so a healthy
 # module is well below it.
 NOISY_CG = const(30)
@@ -42,15 +42,16 @@ NOISY_CG = const(30)
 # running median moved a step a sample, gulo.weigher): 0.17-0.40 g for a cell of 0.3 g rms (80
 # and 11 samples/s, 8 s, the traces of firmware/tests/test_nestfault.py). With 0.20 g here the
 # fault came and went up to 6 times in a 45 s session of the physics model at 0.2 g of added
-# noise; with 0.15 g at most twice (20 sessions a row, both settings; before NOISY_MS below,
-# which only makes it rarer).
+# noise; with 0.15 g at most twice (20 sessions a row, both settings; measured without NOISY_MS
+# below, which only makes it rarer).
 CLEAR_CG = const(15)
 # ms at rest with the learned noise above NOISY_CG (since it was last below CLEAR_CG) before the
 # fault shows: a noisy cell stays noisy, a bowl's ring dies. The fifth model's bowl rings for
 # seconds, and the weigher, which weighs through a ring that is dying (gulo.weigher's free ring),
-# learned it as up to 0.45 g of noise, above the limit for 0.7 s of rest (seed 9073 at 80 SPS, a
-# healthy nest at play: `.venv/bin/python -m lab.faultstudy play --seed 9001`; the longest such
-# time in the four models is in docs/weigher.md, "A nest that cannot weigh").
+# learned it as up to 0.45 g of noise, above the limit for 0.7 s of rest in a healthy nest at
+# play at 80 SPS (`.venv/bin/python -m lab.faultstudy play --seed=9001` runs the sessions; the
+# longest such time in the four models is in lab/notebooks/weigher-research.md, "A nest that cannot
+# weigh").
 NOISY_MS = const(5000)
 _WRAP = const(0x3FFFFFFF)   # gulo.clock.WRAP: the board's clock wraps at 2**30 ms
 

@@ -1,4 +1,4 @@
-# The turn engine: the rules of Gulo Gulo as ruled in docs/rules.md (shared design docs).
+# The turn engine: the rules of Gulo Gulo as ruled in docs/rules.md.
 #
 # Plain logic, no hardware: the same module runs on the ESP32, inside the MicroPython VM on the
 # host and on CPython (the `nest` tool replays logs with it). Every action is checked; an illegal

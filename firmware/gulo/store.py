@@ -10,7 +10,7 @@
 # Sealed lines (seal/unseal/append/load_lines): a game log is JSON Lines, one line appended per
 # action, each line sealed with the CRC-32 of its own text as a last key, so every line is still a
 # plain JSON object that any reader of the log contract reads (readers ignore keys they do not
-# know, shared docs/rules.md). A cut during an append leaves at most a torn or damaged LAST line
+# know, docs/rules.md). A cut during an append leaves at most a torn or damaged LAST line
 # (on littlefs not even that: an append is only committed at close, lfs_file_close in
 # littlefs-project/littlefs lfs.c); load_lines drops it and says so, and treats damage anywhere
 # before the last line as a damaged file.

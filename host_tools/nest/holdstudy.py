@@ -1,11 +1,12 @@
 """Still hands on a real nest: a guided recording (`nest diag --holds N --record FILE.csv`) and what
 it says about the weigher's still-hold wait (`nest weigh --holds FILE.csv`).
 
-Why (docs/weigher.md, "The still-hand limit"): the weigher names a lighter egg only after 0.52 s
-at its level, because on the nest models a child's hand holding a heavier egg half-lifted and
-still looks like no hand at all: its tremor is lost in the HX711's noise. That wait is what keeps
-the latency targets of issue 13 out of reach, and the models disagree on the hands (their tremor
-at vanishing force is an assumption from forearm studies, Sutton & Sykes 1967). Only real hands
+Why (lab/notebooks/weigher-research.md, "The still-hand limit"): the weigher names a lighter
+egg only after 0.52 s at its level, because on the nest models a child's hand holding a heavier
+egg half-lifted and still looks like no hand at all: its tremor is lost in the HX711's noise.
+That wait is what keeps the weigher's latency targets out of reach, and the models disagree on
+the hands (their tremor at vanishing force is an assumption from forearm studies, Sutton & Sykes
+1967). Only real hands
 on a real nest can settle it, so this lets a maker record some and measure them the way
 `lab.stilllimit` measures the models: the residual variance about a straight line over the last
 250 ms of each hold, and over 100-350 ms after the egg came clear, both over the nest's own noise.

@@ -278,10 +278,10 @@ def test_calibration_masses(traces):
         assert counts == {"G": 5, "P": 2, "Y": 5, "R": 5, "B": 5}
 
 
-# Catches: a parameter added to the model without its range and source in docs/liftmodel.md.
+# Catches: a parameter added to the model without its range and source in lab/notebooks/liftmodel.md.
 def test_every_parameter_is_documented():
     from pathlib import Path
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "liftmodel.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "lab" / "notebooks" / "liftmodel.md").read_text()
     missing = [k for k in liftmodel.PARAMS if f"`{k}`" not in doc]
     assert not missing
 

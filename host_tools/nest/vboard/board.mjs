@@ -746,15 +746,14 @@ function ledColours(pin) {
 // ---- buttons (and any forced level) held as long as the board lived them ----
 // A press of 150 ms is 150 ms of the ESP32's life: nothing on a real board stops for that long
 // while a task waits for a button. Here the host can stop the board's thread (a loaded machine;
-// a SIGSTOP in tests/test_vboard_presses.py): the press and the release then reach the VM in
+// a SIGSTOP in test_vboard_presses.py): the press and the release then reach the VM in
 // one poll, the press is never read, and the firmware (which confirms a level after 20 ms of
-// calm, gulo.debounce) never sees it. CI lost a 150 ms Reveal so, most likely
-// (tests/test_monitor_cli.py, 2026-11-26; the same loss reproduced with a 0.3 s SIGSTOP). So a
+// calm, gulo.debounce) never sees it (a 150 ms Reveal is lost so under a 0.3 s SIGSTOP). So a
 // press is held until the board has been alive as long since it was applied as the press and the
 // release were apart when they came (the input worker's stamps); changes are applied in the order
 // they came. A release is held so only when the next change came while it still waited (a double
 // click in one poll): a pause between presses that the board has already lived through is not
-// made up, or every stall would delay all later presses (seen: each 0.3 s stop added 0.3 s to
+// made up, or every stall would delay all later presses (each 0.3 s stop would add 0.3 s to
 // every later press). While no Python runs (the REPL prompt, the board off) there is no firmware
 // to live through them: applied at once.
 // Alive: the wall time between two polls of the running VM (every 1024 of its calls into JS, or
@@ -932,9 +931,8 @@ process.on("unhandledRejection", (e) => {
 process.on("uncaughtException", (e) => {
   if (e instanceof BoardReset) { onReset(e); return; }
   // A backstop: the port's asyncio keeps a JS timer per pending sleep, and a dead VM's timer that
-  // fired later ran `_run_iter` against the next VM (NameError: _task_queue; the power-cut drill's
-  // board went silent). dropVmTimers() now clears a VM's timers when it dies, so this should not
-  // fire; if a timer escapes that bookkeeping, its stale callback is dropped instead of exiting.
+  // fired later would run `_run_iter` against the next VM (NameError: _task_queue; the board goes
+  // silent). dropVmTimers() clears a VM's timers when it dies, so this should not fire; if a timer escapes that bookkeeping, its stale callback is dropped instead of exiting.
   if (e && e.name === "PythonError" && /listOnTimeout|processTimers/.test(e.stack || "")) {
     process.stderr.write(`vboard: ignored a stale VM timer: ${String(e.message).split("\n").slice(-2).join(" ")}\n`);
     return;

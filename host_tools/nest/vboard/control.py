@@ -6,7 +6,7 @@ The operations are listed in docs/virtual-board.md. A client that disconnects, s
 times out only ever loses its own connection: the board keeps running.
 
 The channel can cut the board's power, and any web page can make a browser send an HTTP request
-to a loopback port (issue 17: JSON lines in a POST body were executed). So a connection's first
+to a loopback port (JSON lines in a POST body would be executed). So a connection's first
 line must be `{"token": T}`, T the run's secret (`ControlServer.token`, also carried by
 `board.control_address`, so a ControlClient built from that address sends it by itself), and a
 connection that starts like an HTTP request is closed unanswered.

@@ -25,11 +25,11 @@ import v8 from "node:v8";
 //   Documentation/scheduler/sched-stats.rst; the kernel adds it when the thread is back on a CPU);
 // - and a step in which V8 collected its heap (the heap in use shrank: a scavenge frees ~2 MB and
 //   stops this thread 0.3-0.5 ms here) counts nothing: that pause is the host's, not the firmware's.
-// Measured with lab/vboard_pulse_stress.py (docs/virtual-board.md, "HX711 clock pulses"): with
+// Measured with `.venv/bin/python -m lab.vboard_pulse_stress` (lab/notebooks/virtual-board-history.md): with
 // the CPU time capped by the wall clock alone, 7 in 15,000 HX711 readouts had a clock pulse that
 // powered the virtual chip down; with this, 2 (and none with the chip model's two limits,
 // mpy/_vbhw.py). Where schedstat cannot be read (not Linux) the wall clock alone caps a step.
-// `src` replaces the host's clocks (tests/test_vboard_timing.py).
+// `src` replaces the host's clocks (test_vboard_timing.py).
 export class HostCpu {
   constructor(src = null) {
     this.src = src || hostClocks();
@@ -99,22 +99,22 @@ export function hostClocks() {
 // ---- CPU: bytecode time = host CPU time x factor ----
 // ESP32_GENERIC boots at 160 MHz: ESP-IDF's default CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ, since the
 // board does not take ports/esp32/boards/sdkconfig.240mhz (micropython commit 59c1b7d4b8, "make
-// 160MHz the default", 2019-10-11); the firmware never calls machine.freq(). Bytecode time is taken
+// 160MHz the default"); the firmware never calls machine.freq(). Bytecode time is taken
 // to scale with the CPU clock when it does (flash cache misses do not, so this flatters 240 MHz).
 export const DEFAULT_MHZ = 160;
 // The factor: how many ESP32 us one host CPU us of the firmware's bytecode stands for, at 160 MHz.
 // Calibrated on MicroPython's own tests/perf_bench, nine workloads, against the ESP32 scores
-// published in micropython PR #7850 ("esp32-perf", 2021-09-24: the ESP32_GENERIC build at its
+// published in micropython PR #7850 ("esp32-perf": the ESP32_GENERIC build at its
 // default 160 MHz, with the VM in IRAM and -O2, as the port still builds it), to a median
 // board/ESP32 ratio of 1 (`.venv/bin/python -m lab.bench_timing --calibrate DIR`, DIR a
-// MicroPython checkout). Runs of 2026-11-23: factor 15.6 -> median ratio 0.76, 14.5 -> 0.74,
+// MicroPython checkout). Calibration runs: factor 15.6 -> median ratio 0.76, 14.5 -> 0.74,
 // implying 11.9 and 10.7, so 11.3; then 11.3 -> 1.07 (implying 12.1). The runs scatter: this
 // shared machine's speed moves by up to 1.8x from one second to the next with the other tenants'
-// load, and host CPU time with it (docs/virtual-board.md). The check, on a benchmark it was not
+// load, and host CPU time with it (lab/notebooks/virtual-board-history.md). The check, on a benchmark it was not
 // tuned on: pystone (below).
 export const FACTOR = 11.3;
 // ESP32 @ 240 MHz, official MicroPython v1.12 image: 1661 pystones/s, micropython-pystone_lowmem
-// with 500 passes (micropython/micropython issue #5673, "499 VS 1661?", 2020-02-20).
+// with 500 passes (micropython/micropython issue #5673, "499 VS 1661?").
 export const ESP32_PYSTONES = 1661;
 
 // ---- the C side of a machine call (Pin.value, PWM.duty_u16, ...) on the ESP32 ----
@@ -307,7 +307,7 @@ export async function warmUp(loadMicroPython, clock) {
   // The host's speed now, for the record ({"op":"timing"} ref_host_us): a reference workload,
   // fastest of 7. Not used to set the factor: on this shared machine it moves by up to 1.8x from
   // one second to the next (2,455-5,220 us within 12 s), so a snapshot taken at start made the
-  // board's speed a random draw (docs/virtual-board.md).
+  // board's speed a random draw (lab/notebooks/virtual-board-history.md).
   vm.runPython(REF_SETUP);
   const refs = [];
   for (let i = 0; i < 7; i++) refs.push(cpu("ref()"));

@@ -52,7 +52,7 @@ READY_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 10.0
 # A page's largest request is ~70 bytes ({"op": "take", "colour": "R", "hand": "shaky", "chance":
 # 0.25}); a bigger message is closed with 1009 (message too big) before it is read whole. Unbounded,
-# one 300 KB message held the console's write lock for 27 s at 115200 baud (issue 17).
+# one 300 KB message would hold the console's write lock for 27 s at 115200 baud.
 MAX_MESSAGE = 4096
 WRITE_LOCK_S = 2.0        # a console line waits this long for the serial line, then is refused
 # The page is served on loopback only; a request must name a loopback host (DNS rebinding sends

@@ -192,9 +192,9 @@ def _patch_asyncio():
 
     core._schedule_run_iter = schedule_run_iter
     # The task queue calls its scheduler on every push, and the port's queue (made when asyncio
-    # was imported) holds the original, which arms a JS timer: that timer ran _run_iter at the
-    # REPL prompt, so an app left with live tasks (a heap measurement's boot) went on running
-    # between raw-REPL commands and its console task read mpremote's bytes. On an ESP32 nothing
+    # was imported) holds the original, which arms a JS timer: that timer would run _run_iter at
+    # the REPL prompt, so an app left with live tasks (a heap measurement's boot) would go on
+    # running between raw-REPL commands and its console task would read mpremote's bytes. On an ESP32 nothing
     # runs tasks outside asyncio.run, so the queue is made again with the scheduler above.
     core.new_event_loop()
 

@@ -1,5 +1,5 @@
 // The page's words in the rulebook's three languages (German, English, French: the box's own
-// rulebook, ../shared/seeds/gulo-gulo-rulebook-de-en-fr.txt, gives the terms: EIERALARM / EGG ALARM /
+// rulebook, Zoch 2003, gives the terms: EIERALARM / EGG ALARM /
 // ALARME, Alarmstab / alarm pole / bâtonnet d'alarme, Klein-Gulo / Gulo junior / petit Gulo).
 // The firmware sends codes and English prompts; the page words them here. Nothing here decides
 // a rule: every verdict still comes from the board.
