@@ -8,14 +8,19 @@ VENV_STAMP := $(VENV)/.stamp-installed
 NODE_STAMP := node_modules/.stamp-installed
 TYPINGS_STAMP := build/typings/.stamp-installed
 
-.PHONY: run test setup system lint typecheck enclosure sim lock clean drills bench
+.PHONY: run test check setup system lint typecheck enclosure sim lock clean drills bench
 
 # The play page on a virtual nest running the real firmware (nest web); prints its URL.
 run: setup
 	$(VENV)/bin/nest web
 
+# Every test, in three workers (pytest-xdist; a file's tests stay together so its boards are shared).
 test: setup lint typecheck
-	$(PY) -m pytest
+	$(PY) -m pytest -n 3 --dist loadfile
+
+# The edit loop's quick tier: lint, type-check and the tests that need no board, browser, CAD or VM.
+check: setup lint typecheck
+	$(PY) -m pytest -n 3 -q -m "not board and not browser and not enclosure and not micropython"
 
 setup: system $(VENV_STAMP) $(NODE_STAMP)
 

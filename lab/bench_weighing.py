@@ -96,7 +96,7 @@ COST_BASE = "44a03bc"
 def cost_rows(reps=None):
     """Per-sample cost inside the MicroPython VM (lab/bench_weigher.py), against the weigher
     before issue 13, and against itself: the noise floor of the ratio on this machine."""
-    import bench_weigher
+    from lab import bench_weigher
 
     reps = reps or bench_weigher.REPS
     base = bench_weigher.measure(bench_weigher.old_source(COST_BASE), reps)
@@ -125,7 +125,7 @@ def sampler_rows(reps=None):
     """The sampler's per-sample path (HX711 silence, weigher, nest watch) inside the MicroPython VM
     (lab/bench_sampler.py), at boot and 13 days on, against the path before the board's clock
     wrapped (its times long ints after 12.4 days)."""
-    import bench_sampler
+    from lab import bench_sampler
 
     m = bench_sampler.measure(bench_sampler.BASE, reps or bench_sampler.REPS)
     rows = []

@@ -88,7 +88,7 @@ def seeds_table(games, seeds, ratios, micropython=None):
 def calibrate():
     """The word ratio: the same firmware states on the unix port (64-bit) and on the
     WebAssembly VM (32-bit), each with its own harness or shims taken off."""
-    import heap_report
+    from lab import heap_report
     wasm = heap_report.measure()
     unix_imports = hm.run(4 * 1024 * 1024, games=-1, imports=heap_report.MODULES).imports
     unix_all = unix_imports[-1][1] - unix_imports[0][1]
