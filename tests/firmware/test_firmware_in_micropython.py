@@ -10,7 +10,7 @@ from testkit.micropython_vm import FIRMWARE, MPY_CROSS, firmware_test_ids
 
 
 @pytest.mark.micropython
-@pytest.mark.parametrize("test_id", firmware_test_ids())
+@pytest.mark.parametrize("test_id", firmware_test_ids(), ids=str)
 def test_in_micropython(mpvm, test_id):
     module, function = test_id.split("::")
     mpvm.exec(f"import {module}\n{module}.{function}()")
