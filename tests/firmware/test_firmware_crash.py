@@ -79,20 +79,21 @@ def test_planted_tasks_under_gather_end_the_app_and_the_check_fails(tmp_path):
 
 def command_raises(nest):
     """A new game before anyone moved: the LEDs are still (nothing blinks), so the only write to
-    the strip is the `leds` command's own, which the planted fault makes raise. Its answer."""
+    the strip is the `leds` command's own, which the planted fault makes raise. Its answer, and
+    where in nest.seen the lines since the fault begin."""
     nest.new(2, "standard", 4)
     nest.drain(1.0)
-    nest.seen.clear()
+    mark = len(nest.seen)
     nest.ctl.fault("raise")
-    return nest.ask("leds", timeout=10, pattern="red")
+    return nest.ask("leds", timeout=10, pattern="red"), mark
 
 
 def test_a_command_that_raises_answers_an_error_and_the_game_goes_on(tmp_path):
     with booted_nest(tmp_path / "flash") as nest:
-        ans = command_raises(nest)
+        ans, mark = command_raises(nest)
         assert ans["ok"] is False and ans["re"] == "leds", ans
         assert ans["error"].startswith("leds failed: OSError") and "planted fault" in ans["error"], ans
-        assert not [ev for ev in nest.seen if ev.get("ev") in ("crash", "ready", "stopped")]
+        assert not [ev for ev in nest.seen[mark:] if ev.get("ev") in ("crash", "ready", "stopped")]
         nest.play_turn("roll")
         nest.play_turn("roll")
         assert nest.status()["state"] == nest.game.state()
