@@ -161,6 +161,36 @@ def test_a_long_press_on_menu_undoes_and_menu_then_blue_calls_the_alarm(nest):
     check_replay(nest)
 
 
+def menu_note(ev):
+    return isinstance(ev.get("note", {}).get("menu"), dict)
+
+
+def test_menu_then_blue_calls_the_alarm_while_an_egg_is_judged(nest):
+    # The device's call where the console's works: Menu, pressed once the nest says the egg out is
+    # being judged, holds the verdict; Blue calls the EGG ALARM. The window is AFTER_HAND_MS of the
+    # board's time: when the machine is too slow for the press to land in it, the egg is judged
+    # first, the menu is closed again and the next turn tries.
+    nest.new(2, "standard", SEED)
+    for _ in range(5):
+        if nest.game.demand is None:
+            nest.pick(nest.best_pick())
+        nest.wait_phase("attempt")
+        player, n = nest.game.turn, len(nest.actions)
+        nest.ctl.take(nest.game.demand)
+        nest.wait(lambda ev, n=n: ev.get("note", {}).get("phase") == "confirm" or len(nest.actions) > n)
+        hold(nest, "MENU", 0.3)
+        nest.wait(menu_note)
+        if len(nest.actions) == n:          # the menu opened while the egg was judged
+            nest.press_until_action("B")
+            assert nest.actions[n:] == [{"do": "alarm", "cause": "called"}], nest.actions[n:]
+            assert nest.outcomes[-1]["player"] == player
+            check_replay(nest)
+            return
+        hold(nest, "MENU", 0.3)
+        nest.wait(lambda ev: ev.get("note", {}).get("menu") == "closed")
+    pytest.fail("the egg was judged before the menu opened in every turn")
+
+
 # An undo of a verdict with a pick after it takes both lines out of the log in one atomic rewrite
 # (GameStore.drop_last(2)): a cut inside it (its second flash operation, `at_op`) keeps the whole
 # log, a legal log the rebooted board undoes the same way.
