@@ -54,15 +54,36 @@ class Rebooted(Exception):
 
 
 
+def best_pick(g):
+    """Reveal while a tile is face down (or draw on the last tile), else the colour ahead that
+    takes the Gulo furthest: a quick way to the end of the path (Game `g`)."""
+    if g.can_reveal():
+        return "reveal"
+    pos = g.position()
+    best, reach = None, -1
+    for c in g.colours_ahead():
+        k = g.path.index(c, pos) + 1
+        if k > reach:
+            best, reach = c, k
+    return best
+
+
 def outcome_without_time(outcome):
     return {k: v for k, v in outcome.items() if k != "t_ms"}
 
 
 class NestUnderTest:
-    def __init__(self, board, auto=True):
+    """The board under test and what it said. Only its methods change what it holds; a test or a
+    drill reads it (game, actions, phase, ...) and acts through the methods (new, follow,
+    prompts_held, boot_raises, ...)."""
+
+    def __init__(self, board, auto=True, tmp=None):
+        """`board`: None for the console-line handling alone (handle), with no port; `tmp`: a
+        folder of the test's own (stage_game's staged log)."""
         self.board = board
-        self.ctl = board.control
-        self.auto = auto
+        self.ctl = board.control if board is not None else None
+        self.auto = auto          # prompts answered as a family would (prompts_held: not)
+        self.tmp = tmp
         self.port = None
         self.console = None
         self.game = None          # the host's copy of the engine
@@ -71,12 +92,14 @@ class NestUnderTest:
         self.faults = []          # {"ev": "fault", ...} lines since the last boot
         self.phase = None         # the last phase note: (phase, turn, demand)
         self.prompt = None
-        self.boots = 0
+        self.boots = 0            # ready lines seen
         self.ready = None         # the last "ready" line
         self.recovered = []       # .tmp leftovers the firmware removed at boot
-        self.outcomes = []        # the board's outcomes, in step with self.actions
-        self.raise_on_boot = False
-        self.open()
+        self.outcomes = []        # the board's outcomes of the first of self.actions (a game taken
+                                  # up from the board's flash: of those reported since)
+        self._raise_on_boot = False
+        if board is not None:
+            self.open()
 
     # ---- serial -----------------------------------------------------------------------------
     def open(self):
@@ -108,7 +131,7 @@ class NestUnderTest:
         found = []
 
         def pred(ev):
-            self._handle(ev)
+            self.handle(ev)
             if until(ev):
                 found.append(ev)
                 return True
@@ -120,9 +143,10 @@ class NestUnderTest:
     def drain(self, quiet_s=0.2):
         """Handle whatever lines arrive until the console is quiet for `quiet_s`."""
         with contextlib.suppress(AssertionError):
-            self.console.wait(lambda ev: self._handle(ev) and False, quiet_s)
+            self.console.wait(lambda ev: self.handle(ev) and False, quiet_s)
 
-    def _handle(self, ev):
+    def handle(self, ev):
+        """One console line taken into account (what wait() and drain() do with each line)."""
         self.seen.append(ev)
         kind = ev.get("ev")
         if kind == "action":
@@ -138,7 +162,8 @@ class NestUnderTest:
             # boot's weigher was learning the nest, and the resumed game waited for it forever).
             self.phase = self.prompt = None
             self.ready = ev
-            if self.raise_on_boot:
+            self.boots += 1
+            if self._raise_on_boot:
                 raise Rebooted(ev)
         elif kind == "fault":
             self.faults.append(ev)
@@ -195,6 +220,38 @@ class NestUnderTest:
     def _check_state(self, state, what):
         if self.game is not None and state != self.game.state():
             raise Mismatch(f"{what}: board {state}\n host {self.game.state()}")
+
+    def follow(self, game, actions, outcomes=(), state=None, what="the game taken up"):
+        """From now on the host's engine is `game` (None: no game), whose `actions` the board's
+        log holds: a game staged on its flash, or resumed after a boot. `outcomes`: the board's
+        reports of the first of them, where known; `state`: the board's word on the game, which
+        must be the host's (else Mismatch)."""
+        self.game = game
+        self.actions = [dict(a) for a in actions]
+        self.outcomes = list(outcomes)[:len(self.actions)]
+        if state is not None:
+            self._check_state(state, what)
+
+    @contextlib.contextmanager
+    def prompts_held(self):
+        """Within: the nest's prompts are noted (self.prompt), not answered; the test answers them."""
+        auto, self.auto = self.auto, False
+        try:
+            yield self
+        finally:
+            self.auto = auto
+
+    @contextlib.contextmanager
+    def boot_raises(self):
+        """Within: the board's next ready line (a power cut, a reset, the watchdog) raises Rebooted
+        where it is read. The faults and the recovered files count from the block's start: a new
+        boot prints them BEFORE its ready line (gulo.app.Nest())."""
+        self.faults, self.recovered = [], []
+        self._raise_on_boot = True
+        try:
+            yield self
+        finally:
+            self._raise_on_boot = False
 
     # ---- the world --------------------------------------------------------------------------------
     def remedy(self, prompt):
@@ -321,18 +378,7 @@ class NestUnderTest:
         return self.next_action()
 
     def best_pick(self):
-        """Reveal while a tile is face down (or draw on the last tile), else the colour ahead that
-        takes the Gulo furthest: a quick way to the end of the path."""
-        g = self.game
-        if g.can_reveal():
-            return "reveal"
-        pos = g.position()
-        best, reach = None, -1
-        for c in g.colours_ahead():
-            k = g.path.index(c, pos) + 1
-            if k > reach:
-                best, reach = c, k
-        return best
+        return best_pick(self.game)
 
     def play_turn(self, hand="steady"):
         """One clean turn: the best pick, then the demanded egg taken cleanly (only the egg when
@@ -389,20 +435,19 @@ class NestUnderTest:
         self.recovered = []
         self.phase = self.prompt = None
         self.wait(lambda ev: ev.get("ev") == "ready", timeout)
-        self.boots += 1
         return self.ready
 
 
 @contextlib.contextmanager
-def booted_nest(flash_dir, log_path=None, auto=True, **kw):
+def booted_nest(flash_dir, log_path=None, auto=True, tmp=None, **kw):
     """A virtual board with the firmware on its flash and running (main.py), ready to play.
-    Unthrottled unless `baud` is given."""
+    Unthrottled unless `baud` is given. `tmp`: the test's own folder (NestUnderTest.tmp)."""
     kw.setdefault("timing", "host")  # the VM's own speed, unless a drill asks for the ESP32's
     kw.setdefault("baud", 0)
     board = start_app_board(flash_dir, log_path=log_path, **kw)
     nest = None
     try:
-        nest = NestUnderTest(board, auto=auto)
+        nest = NestUnderTest(board, auto=auto, tmp=tmp)
         board.control.reset()
         nest.after_boot()
         yield nest
@@ -416,8 +461,7 @@ def booted_nest(flash_dir, log_path=None, auto=True, **kw):
 def nest_in(folder):
     """booted_nest on `folder`/flash with its board log beside it and `tmp` set to `folder` (for
     a module's one board: a pytest fixture yields it)."""
-    with booted_nest(Path(folder) / "flash", log_path=Path(folder) / "vboard.log") as n:
-        n.tmp = folder
+    with booted_nest(Path(folder) / "flash", log_path=Path(folder) / "vboard.log", tmp=folder) as n:
         yield n
 
 
@@ -478,10 +522,8 @@ def stage_game(nest, tmp_dir, actions, players, variant, seed):
     nest.open()
     nest.ctl.reset()
     ready = nest.after_boot()
-    nest.game = game
-    nest.actions = [dict(a) for a in actions]
     assert ready["resumed"] is True, ready
-    nest._check_state(ready["state"], "staged game resumed")
+    nest.follow(game, actions, state=ready["state"], what="staged game resumed")
     return game
 
 
@@ -503,32 +545,26 @@ def cut_and_check(nest, rng, seed, at_op=None):
     if nest.game is None or nest.game.winner is not None:
         nest.new(2, rng.choice(("standard", "fast")), seed)
         new_games += 1
-    nest.raise_on_boot = True
-    # Faults and recovered files count from the cut on: the new boot prints them BEFORE its
-    # `ready` line (gulo.app.Nest()), so they must not be cleared once `ready` is seen.
-    nest.faults, nest.recovered = [], []
+    # Faults and recovered files count from the cut on (boot_raises): the new boot prints them
+    # BEFORE its `ready` line (gulo.app.Nest()), so they must not be cleared once `ready` is seen.
     try:
-        if at_op is None:
-            nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(300, 4000))
-        else:
-            nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), at_op=at_op)
-        try:
+        with nest.boot_raises():
+            if at_op is None:
+                nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), in_ms=rng.randint(300, 4000))
+            else:
+                nest.ctl.power_cut(off_ms=rng.choice((0, 50, 200)), at_op=at_op)
             for i in range(40):
                 if nest.game.winner is not None:
                     nest.new(2, rng.choice(("standard", "fast")), seed * 1000 + i)
                     new_games += 1
                 nest.play_turn("roll")
             raise AssertionError("the scheduled power cut never came")
-        except Rebooted:
-            # the resumed game's first word is answered once the checks below are done: an
-            # answer now would move eggs (a pour-back) before they look at the bowl
-            nest.auto = False
-    finally:
-        nest.raise_on_boot = False
-    try:
+    except Rebooted:
+        pass
+    # the resumed game's first word is answered once the checks are done (answer_first_word): an
+    # answer now would move eggs (a pour-back) before they look at the bowl
+    with nest.prompts_held():
         return _check_after_cut(nest, new_games, at_op)
-    finally:
-        nest.auto = True
 
 
 def _check_after_cut(nest, new_games, at_op):
@@ -538,8 +574,6 @@ def _check_after_cut(nest, new_games, at_op):
     # first): the won game was archived and the new one may already be the running game.
     won_then_new = nest.game is None and bool(reported)
     ready = nest.ready
-    nest.boots += 1
-    nest.phase = nest.prompt = None
     nest.drain(0.3)   # anything the app says right after ready
     check_no_storage_fault(nest.faults)
     files = check_flash(nest.board.flash_dir)
@@ -552,7 +586,7 @@ def _check_after_cut(nest, new_games, at_op):
     if not ready["resumed"]:
         if reported:
             raise Mismatch(f"no game resumed, but {len(reported)} actions had been reported")
-        nest.game, nest.actions, nest.outcomes = None, [], []
+        nest.follow(None, [])
         return result
     lines = nest.fetch_log("current")
     if won_then_new and len(lines) == 1:
@@ -563,8 +597,7 @@ def _check_after_cut(nest, new_games, at_op):
         result["new_game_saved"] = 1
         reported = []
     replayed, logged = check_resumed(reported, lines, ready["state"])
-    nest.game, nest.actions = replayed, logged
-    nest.outcomes = nest.outcomes[:len(logged)]
+    nest.follow(replayed, logged, nest.outcomes)
     result.update(logged=len(logged), in_flight_kept=max(0, len(logged) - len(reported)))
     moved = nest_as_the_game_says(nest)
     if nest.ctl.world()["nest"] != nest.game.nest:   # what the resumed game goes on from
@@ -651,7 +684,6 @@ def nest_as_the_game_says(nest):
     # off long enough to pour every egg back (at most 1.9 s) and take the bag's out again (a
     # roll lasts at most 250 ms), then power on
     plan_ms = 2300 + 300 * sum(NEST_FULL[c] - want[c] for c in NEST_FULL)
-    nest.raise_on_boot = False
     nest.ctl.power_cut(off_ms=plan_ms)
     back = nest.ctl.pour_back()
     at = back["until_ms"] - back["t_ms"] + 100
@@ -818,14 +850,13 @@ def sensor_faults(nest, seed=3):
     nest.take(nest.game.demand, "roll")       # recovery: the attempt is judged normally
     seen["after"] = nest.outcomes[-1]["event"]
     nest.wait_phase("pick")
-    nest.auto = False
     try:
-        ctl.fault("reed_stuck", 1)            # reads "pole out" whatever the pole does
-        nest.wait(lambda ev: nest.prompt == POLE_BACK, 10)
-        ctl.fault("reed_stuck", None)
-        nest.wait_phase("pick")
+        with nest.prompts_held():
+            ctl.fault("reed_stuck", 1)        # reads "pole out" whatever the pole does
+            nest.wait(lambda ev: nest.prompt == POLE_BACK, 10)
+            ctl.fault("reed_stuck", None)
+            nest.wait_phase("pick")
     finally:
-        nest.auto = True
         ctl.fault("reed_stuck", None)
     if len(nest.actions) != n + 1:
         raise Mismatch(f"a verdict from the stuck reed: {nest.actions[n + 1:]}")

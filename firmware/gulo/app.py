@@ -23,6 +23,7 @@
 import asyncio
 import gc
 import json
+import os
 import select
 import sys
 import time
@@ -34,7 +35,7 @@ from gulo import sounds
 from gulo.clock import Clock
 from gulo.debounce import Hold
 from gulo.gamestore import GameStore, Settings
-from gulo.hx711 import DEFAULT_COUNTS_PER_G, Scale, Silence
+from gulo.hx711 import DEFAULT_COUNTS_PER_G, HX711Fault, Scale, Silence
 from gulo.ledview import LedView, brightness_cap
 from gulo.nestfault import NestWatch
 from gulo.peripherals import Peripherals
@@ -248,8 +249,8 @@ class Nest:
                 silence.heard(now)
             try:
                 raw = hx.poll()
-            except Exception as e:  # a saturated reading: the HX711 module's own fault
-                raw = None
+            except HX711Fault as e:  # a saturated reading. Only the driver's own fault: any
+                raw = None           # other exception is a bug, for the crash handler (_crash)
                 self._hx_fault(str(e), now)
             if raw is not None:
                 if self.fault:
@@ -439,17 +440,70 @@ class Nest:
             await asyncio.sleep_ms(1000)
 
 
+def _report(e):
+    """A crash as one JSON line, its traceback after it."""
+    print(json.dumps({"ev": "crash", "error": repr(e)}))
+    if e is not None:
+        sys.print_exception(e)
+
+
 def _crash(loop, context):
     """The one exception handler of every task (peterhinch's asyncio tutorial, "set_global_
     exception"): the crash goes out as one JSON line (its traceback after it) and the board
     resets, so main.py boots again and the game resumes from flash, where every action is."""
-    e = context.get("exception")
     try:
-        print(json.dumps({"ev": "crash", "error": repr(e)}))
-        if e is not None:
-            sys.print_exception(e)
+        _report(context.get("exception"))
     finally:
         machine.reset()  # even if the report itself fails (a MemoryError leaves little heap)
+
+
+# A start that failed (Nest() raised) is remembered here until the next start, so that a second
+# failure in a row ends in safe mode instead of a reset loop. /.nest holds the nest's own files
+# (gulo.gamestore, nest deploy's journal): never firmware, never game data.
+_START_FAILED = "/.nest/start-failed"
+
+
+def _start_failed(e):
+    """Nest() raised, before the tasks and their handler (_crash) exist: the crash goes out as
+    the handler's line would. The first time the board resets, as after any crash (a fault of the
+    moment passes, the game resumes); when the start after that fails too, the board stays at the
+    REPL in safe mode, as with Menu held at boot (main.py): mpremote and `nest deploy` reach it."""
+    try:
+        _report(e)
+    except Exception:  # noqa: BLE001 - a report that fails (no heap) must not decide the rest
+        pass
+    why = _remember_failure()
+    if why is None:
+        machine.reset()
+    print(json.dumps({"ev": "safe_mode", "why": why}))
+
+
+def _remember_failure():
+    """None once this failure is remembered (the board may reset); else why it must not reset:
+    the start before failed too (the note is removed, so EN tries again), or nothing can be
+    written to remember it (a reset could then loop)."""
+    try:
+        os.stat(_START_FAILED)
+    except OSError:
+        try:
+            try:
+                os.mkdir("/.nest")
+            except OSError:
+                pass  # there already
+            with open(_START_FAILED, "w"):
+                pass
+            return None
+        except OSError as e:
+            return "the app failed to start, and the flash cannot remember it: %r" % (e,)
+    _started()
+    return "the app failed to start twice in a row"
+
+
+def _started():
+    try:
+        os.remove(_START_FAILED)
+    except OSError:
+        pass  # the usual case: the start before did not fail
 
 
 async def main(nest):
@@ -468,7 +522,12 @@ async def main(nest):
 def run(data="/data"):
     nest = None
     try:
-        nest = Nest(data)
+        try:
+            nest = Nest(data)
+        except Exception as e:  # noqa: BLE001 - every failure to start takes the crash path
+            _start_failed(e)
+            return
+        _started()
         gc.collect()
         asyncio.run(main(nest))
     except KeyboardInterrupt:

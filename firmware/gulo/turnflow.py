@@ -20,7 +20,8 @@
 #            buttons change nothing. Leaving it relearns the nest and goes on from SETTLE (or WON).
 #   (the players' appeal, docs/rules.md "The players have the last word": undo() takes back the
 #   last verdict from SETTLE, PICK or ATTEMPT and goes on from SETTLE, where the existing prompts
-#   name the egg to put back in or take out again; call() sounds an alarm in ATTEMPT or CONFIRM)
+#   name the egg to put back in or take out again; call() sounds an alarm in ATTEMPT or CONFIRM, as
+#   Menu then Blue does on the device: the menu opens in CONFIRM too and holds the verdict)
 #
 # Only this class sets its phase: the menu and the calibration's pause are its own methods.
 
@@ -247,12 +248,13 @@ class TurnFlow:
         return [{"menu": _menu_view(m)}]
 
     def _menu_button(self):
+        # Open in CONFIRM too: the verdict waits while the menu is open, so the players can call
+        # the alarm the nest missed (Menu, then Blue: button()) before the egg is judged a
+        # success, as call() does from the console; Menu again closes it and the verdict comes.
         if self.phase == MENU:
             self.phase = self.menu["back"]
             self.menu = {}
             return [{"menu": "closed"}]
-        if self.phase == CONFIRM:
-            return [{"refused": "menu", "why": "an egg is being judged"}]
         if self.phase == CALIBRATE:
             return [{"refused": "menu", "why": "calibrating"}]
         self.menu = {"players": self.game.players, "variant": self.game.variant, "back": self.phase}

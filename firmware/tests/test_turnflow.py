@@ -369,6 +369,37 @@ def test_a_called_alarm_in_an_attempt_and_where_it_is_refused():
     assert b.flow.phase == SETTLE and b.flow.game.turn == 0
 
 
+def test_menu_then_blue_calls_the_alarm_while_an_egg_is_judged():
+    # The device's call (Menu, then Blue) where the console's call() works: in CONFIRM too. The
+    # open menu holds the verdict, however long the players take to find Blue.
+    b = started()
+    b.notes += b.flow.button("reveal", b.t)
+    b.grams -= 10.0                                 # the demanded green egg, cleanly out
+    b.run(800)
+    assert b.flow.phase == CONFIRM
+    assert b.flow.button("menu", b.t) == [{"menu": {"players": 2, "variant": "standard"}}]
+    b.run(AFTER_HAND_MS + 500)
+    assert b.verdicts() == []
+    notes = b.flow.button("B", b.t)
+    assert notes[0] == {"menu": "closed"} and notes[1]["action"] == {"do": "alarm", "cause": "called"}
+    b.notes += notes
+    assert [(v["event"], v["cause"]) for v in b.verdicts()] == [("alarm", "called")]
+    assert b.flow.phase == SETTLE and b.flow.game.turn == 1
+
+
+def test_menu_opened_and_closed_while_an_egg_is_judged_lets_the_verdict_come():
+    b = started()
+    b.notes += b.flow.button("reveal", b.t)
+    b.grams -= 10.0
+    b.run(800)
+    b.notes += b.flow.button("menu", b.t)
+    b.run(AFTER_HAND_MS + 500)
+    assert b.verdicts() == [] and b.flow.phase != CONFIRM
+    b.notes += b.flow.button("menu", b.t)           # closed: back to the judging
+    assert b.flow.phase == CONFIRM
+    assert [v["event"] for v in b.judged()] == ["success"]
+
+
 def test_the_appeal_says_what_the_players_may_overrule_now():
     b = started()
     assert b.flow.appeal() == {"undo": False, "call": False}

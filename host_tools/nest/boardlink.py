@@ -8,8 +8,10 @@ raw-paste flow control, kept by MicroPython) rather than a re-write. What is add
 - entering the raw REPL robustly while the game app runs: Ctrl-C a few times with short waits,
   drain what the app prints while it stops, Ctrl-A, check the banner, retry; never a soft reset
   unless asked (mpremote's `enter_raw_repl` soft-resets by default);
-- a serial read timeout, so a silent board is "no answer" and not a hang (mpremote passes
-  `timeout=None` to pyserial, and on a pty its reads block).
+- a serial read timeout, so a silent board is "no answer" and not a hang (mpremote's default is
+  `timeout=None`, and on a pty its reads block).
+The transport is built by SerialTransport's own constructor, which opens the port: nothing here
+depends on the state it keeps, so a new mpremote needs no change here.
 """
 
 import time
@@ -19,7 +21,7 @@ from mpremote.transport import TransportError, TransportExecError
 from mpremote.transport_serial import SerialTransport
 
 from nest.errors import NestError
-from nest.portlock import open_serial
+from nest.portlock import claim, open_serial, release
 from nest.ports import pick_port
 
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
@@ -34,12 +36,6 @@ class BoardError(NestError):
         self.detail = detail
 
 
-def transport_state(port):
-    """The attributes mpremote 1.29's SerialTransport.__init__ sets, for a port already open."""
-    return {"in_raw_repl": False, "use_raw_paste": True, "device_name": port.port, "mounted": False,
-            "serial": port, "is_pty": SerialTransport._is_pty_device(port.port)}
-
-
 class BoardLink:
     """One open connection to the board. Use as a context manager:
 
@@ -48,28 +44,28 @@ class BoardLink:
             out = link.exec("print(1)")
     """
 
-    def __init__(self, transport, port):
+    def __init__(self, transport, port, note=None):
         self.t = transport
         self.port = port
+        self.note = note  # nest.portlock's note naming this process as the port's holder
 
     @classmethod
     def open(cls, port=None, baud=DEFAULT_BAUD, read_timeout=2.0):
-        """The board's port opened with the lock every nest command takes (nest.portlock: a port
-        in use is refused, naming who has it), then mpremote's transport over it."""
+        """mpremote's transport on the board's port, opened by its own constructor with the lock
+        every nest command takes (nest.portlock: pyserial's exclusive open, and a note naming this
+        process, so that a port in use is refused naming who has it). The modem lines are set as
+        mpremote sets them: an ESP32 DevKit's auto-reset circuit resets on RTS without DTR, which
+        opening never gives (pyserial sets DTR before RTS; mpremote clears both first for a
+        CP210x on Windows), and every user of the link stops the app with Ctrl-C anyway."""
         port = pick_port(port)
-        return cls.over(open_serial(port, baud, timeout=read_timeout), read_timeout)
-
-    @classmethod
-    def over(cls, port, read_timeout=2.0):
-        """A link over a pyserial port already open (by `open`, or by a caller that keeps reading
-        after). SerialTransport's __init__ would open the port again, so its state is set here as
-        its __init__ sets it: the attribute names are mpremote 1.29's, and pyproject pins
-        mpremote to 1.29.x (tests/test_portability.py checks them against the installed one)."""
-        t = SerialTransport.__new__(SerialTransport)
-        for name, value in transport_state(port).items():
-            setattr(t, name, value)
-        port.timeout = read_timeout
-        return cls(t, port.port)
+        try:
+            t = SerialTransport(port, baudrate=baud, exclusive=True, timeout=read_timeout)
+        except TransportError:
+            # mpremote says only "failed to access": the port opened as every nest command opens
+            # it says why (busy, and who holds it; no such port)
+            open_serial(port, baud).close()
+            raise NestError(f"cannot open {port}") from None
+        return cls(t, port, claim(port))
 
     def __enter__(self):
         return self
@@ -88,6 +84,9 @@ class BoardLink:
             self.t.close()
         except (OSError, serial.SerialException):
             pass  # the link is gone already: nothing left to tidy
+        finally:
+            release(self.note)
+            self.note = None
 
     # -- raw REPL ------------------------------------------------------------------------------
     def _drain(self, quiet_s=0.15, limit_s=3.0):
@@ -121,9 +120,8 @@ class BoardLink:
                 data = self.t.read_until(1, RAW_BANNER, timeout=banner_timeout,
                                          timeout_overall=banner_timeout)
                 if data.endswith(RAW_BANNER):
-                    self.t.in_raw_repl = True
-                    self.t.use_raw_paste = True
-                    return
+                    self.t.in_raw_repl = True  # as its enter_raw_repl() sets it, which prints
+                    return                     # to stdout what it saw when the banner is late
                 seen = (seen + data)[-400:]
         except (OSError, serial.SerialException) as e:
             raise NestError(f"lost the connection to the board on {self.port}: {e}") from None

@@ -84,9 +84,9 @@ class StalePhase(NestUnderTest):
     """The harness of finding 6 (planted): a phase note of the boot before, still queued when the
     new boot's `ready` is read, is kept as the new boot's."""
 
-    def _handle(self, ev):
+    def handle(self, ev):
         phase, prompt = self.phase, self.prompt
-        super()._handle(ev)
+        super().handle(ev)
         if ev.get("ev") == "ready":
             self.phase, self.prompt = phase, prompt
         return True

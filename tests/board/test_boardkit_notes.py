@@ -8,29 +8,27 @@ from testkit.boardkit import NestUnderTest
 
 
 def harness():
-    nut = NestUnderTest.__new__(NestUnderTest)   # no serial port: only the note handling
-    nut.seen, nut.phase, nut.prompt, nut.auto = [], None, None, False
-    return nut
+    return NestUnderTest(None, auto=False)   # no board: only the note handling
 
 
 def test_a_refusal_is_not_a_phase_note():
     nut = harness()
-    nut._handle({"ev": "note", "note": {"phase": "pick", "turn": 2, "demand": "R"}})
+    nut.handle({"ev": "note", "note": {"phase": "pick", "turn": 2, "demand": "R"}})
     assert nut.phase == ("pick", 2, "R")
-    nut._handle({"ev": "note", "note": {"refused": "reveal", "phase": "pick", "why": "take an egg"}})
+    nut.handle({"ev": "note", "note": {"refused": "reveal", "phase": "pick", "why": "take an egg"}})
     assert nut.phase == ("pick", 2, "R") and nut.prompt is None
 
 
 def test_a_refusal_does_not_drop_a_pending_prompt():
     nut = harness()
-    nut._handle({"ev": "note", "note": {"prompt": "pour every egg back, then press Reveal", "pour": True}})
-    nut._handle({"ev": "note", "note": {"refused": "menu", "phase": "attempt", "why": "calibrating"}})
+    nut.handle({"ev": "note", "note": {"prompt": "pour every egg back, then press Reveal", "pour": True}})
+    nut.handle({"ev": "note", "note": {"refused": "menu", "phase": "attempt", "why": "calibrating"}})
     assert nut.prompt == "pour every egg back, then press Reveal" and nut.phase is None
 
 
 def test_phase_and_prompt_notes_still_set_them():
     nut = harness()
-    nut._handle({"ev": "note", "note": {"phase": "attempt", "turn": 1, "demand": "G"}})
+    nut.handle({"ev": "note", "note": {"phase": "attempt", "turn": 1, "demand": "G"}})
     assert nut.phase == ("attempt", 1, "G")
-    nut._handle({"ev": "note", "note": {"prompt": "put the eggs back into the nest"}})
+    nut.handle({"ev": "note", "note": {"prompt": "put the eggs back into the nest"}})
     assert nut.prompt == "put the eggs back into the nest" and nut.phase is None

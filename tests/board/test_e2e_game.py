@@ -6,7 +6,7 @@ against the host's copy of the engine, then the game log fetched from the board 
 import pytest
 
 from gulo.rules import Game
-from testkit.boardkit import EGGS_BACK, POLE_BACK, NestUnderTest, nest_in, outcome_without_time, stage_game
+from testkit.boardkit import EGGS_BACK, POLE_BACK, best_pick, nest_in, outcome_without_time, stage_game
 
 pytestmark = pytest.mark.board
 
@@ -67,12 +67,11 @@ def test_alarms_by_pole_and_egg_wrong_egg_and_pole_between_turns(nest):
     # The pole falls between turns: only asked to be put back, no action, the same player picks.
     before = nest.game.state()
     nest.wait_phase("pick")
-    nest.auto = False
-    ctl.knock_pole()
-    nest.wait(lambda ev: nest.prompt == POLE_BACK)
-    assert nest.status()["state"] == before
-    ctl.seat_pole()
-    nest.auto = True
+    with nest.prompts_held():
+        ctl.knock_pole()
+        nest.wait(lambda ev: nest.prompt == POLE_BACK)
+        assert nest.status()["state"] == before
+        ctl.seat_pole()
     assert nest.wait_phase("pick")[1] == before["turn"]
     assert nest.actions == [] and nest.game.state() == before
 
@@ -124,10 +123,8 @@ def test_alarms_by_pole_and_egg_wrong_egg_and_pole_between_turns(nest):
 def _late_position(variant, seed, want):
     """Actions played on the host (best pick, clean eggs) until `want(game)` holds."""
     g, actions = Game.new(2, variant, seed), []
-    helper = NestUnderTest.__new__(NestUnderTest)
-    helper.game = g
     while not want(g):
-        pick = helper.best_pick()
+        pick = best_pick(g)
         a = {"do": "reveal"} if pick == "reveal" else {"do": "choose", "colour": pick}
         g.apply(a)
         actions.append(a)

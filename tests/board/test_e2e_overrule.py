@@ -161,32 +161,62 @@ def test_a_long_press_on_menu_undoes_and_menu_then_blue_calls_the_alarm(nest):
     check_replay(nest)
 
 
+def menu_note(ev):
+    return isinstance(ev.get("note", {}).get("menu"), dict)
+
+
+def test_menu_then_blue_calls_the_alarm_while_an_egg_is_judged(nest):
+    # The device's call where the console's works: Menu, pressed once the nest says the egg out is
+    # being judged, holds the verdict; Blue calls the EGG ALARM. The window is AFTER_HAND_MS of the
+    # board's time: when the machine is too slow for the press to land in it, the egg is judged
+    # first, the menu is closed again and the next turn tries.
+    nest.new(2, "standard", SEED)
+    for _ in range(5):
+        if nest.game.demand is None:
+            nest.pick(nest.best_pick())
+        nest.wait_phase("attempt")
+        player, n = nest.game.turn, len(nest.actions)
+        nest.ctl.take(nest.game.demand)
+        nest.wait(lambda ev, n=n: ev.get("note", {}).get("phase") == "confirm" or len(nest.actions) > n)
+        hold(nest, "MENU", 0.3)
+        nest.wait(menu_note)
+        if len(nest.actions) == n:          # the menu opened while the egg was judged
+            nest.press_until_action("B")
+            assert nest.actions[n:] == [{"do": "alarm", "cause": "called"}], nest.actions[n:]
+            assert nest.outcomes[-1]["player"] == player
+            check_replay(nest)
+            return
+        hold(nest, "MENU", 0.3)
+        nest.wait(lambda ev: ev.get("note", {}).get("menu") == "closed")
+    pytest.fail("the egg was judged before the menu opened in every turn")
+
+
 # An undo of a verdict with a pick after it takes both lines out of the log in one atomic rewrite
 # (GameStore.drop_last(2)): a cut inside it (its second flash operation, `at_op`) keeps the whole
 # log, a legal log the rebooted board undoes the same way.
 @pytest.mark.parametrize(("at_op", "kept"), [(2, 3)])
 def test_a_power_cut_inside_an_undo_leaves_a_legal_log_and_the_undo_can_be_done_again(tmp_path, at_op, kept):
-    with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log") as n:
-        n.tmp = tmp_path
+    with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log", tmp=tmp_path) as n:
         n.new(2, "standard", SEED)
         n.pick("reveal")
         before = n.game.state()
         n.take(n.game.demand)
         n.pick("reveal")
+        # The pick's line on flash before the cut is armed (the report comes first, the line
+        # after it, in one step of the writer: gulo.store.append), so the cut is aimed at the
+        # undo's own operations whatever the machine's load.
+        until = time.monotonic() + 20
+        while len(n.fetch_log("current")) < 4:
+            assert time.monotonic() < until, "the pick's line never reached the flash"
+            time.sleep(0.05)
         n.ctl.power_cut(at_op=at_op)
-        n.raise_on_boot = True
-        try:
-            with pytest.raises(Rebooted):
-                n.ask("undo")                  # answered before the saves: the cut comes after
-                n.wait(lambda ev: False, 30)   # until the rebooted board says ready
-        finally:
-            n.raise_on_boot = False
+        with n.boot_raises(), pytest.raises(Rebooted):
+            n.ask("undo")                  # answered before the saves: the cut comes after
+            n.wait(lambda ev: False, 30)   # until the rebooted board says ready
         assert n.ctl.flash_ops()["last_cut"], "the cut did not come inside the undo's saves"
         lines = n.fetch_log("current")
-        n.game, n.actions = read_log(lines), n.logged_actions(lines)
-        assert len(n.actions) == kept and n.ready["state"] == n.game.state()
-        n.outcomes = n.outcomes[:kept]
-        n.phase = n.prompt = None
+        n.follow(read_log(lines), n.logged_actions(lines), n.outcomes, n.ready["state"], "after the cut")
+        assert len(n.actions) == kept
         check_replay(n)
         # The rebooted board rebuilt the undo point from its log: the undo reaches the same state.
         assert n.ask("undo")["ok"]
@@ -215,8 +245,8 @@ def test_a_planted_fault_in_the_firmware_is_caught(tmp_path, fault):
     """The same checks on a firmware with a planted fault in its undo: they must fail."""
     name, line, planted_line, says = PLANTED[fault]
     firmware = planted_firmware(tmp_path / "firmware", name, line, planted_line)
-    with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log", firmware=firmware) as n:
-        n.tmp = tmp_path
+    with booted_nest(tmp_path / "flash", log_path=tmp_path / "vboard.log", firmware=firmware,
+                     tmp=tmp_path) as n:
         n.new(2, "standard", SEED)
         n.pick("reveal")
         n.take(n.game.demand)

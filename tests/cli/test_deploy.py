@@ -104,10 +104,10 @@ def test_a_dry_run_on_a_fresh_board_plans_everything_and_writes_nothing(vboard, 
 
 
 def test_the_nest_app_boots_after_a_deploy_and_a_second_deploy_stops_it(vboard):
-    with serial.Serial(vboard.port, 115200, timeout=0.1) as port:
-        report = deploy(vboard.port, link=BoardLink.over(port))
+    with BoardLink.open(vboard.port) as link:   # kept open: the ready line is read on it
+        report = deploy(vboard.port, link=link)
         assert "gulo/app.mpy" in report.send and report.reset
-        Console(port).wait(lambda ev: ev.get("ev") == "ready", timeout=30)
+        Console(link.serial).wait(lambda ev: ev.get("ev") == "ready", timeout=30)
     # The game runs now: a deploy must get into the raw REPL anyway, and change nothing.
     again = deploy(vboard.port, reset=False)
     assert again.send == [] and again.delete == []

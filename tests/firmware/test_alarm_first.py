@@ -33,7 +33,6 @@ def at_the_first_write_after_the_pole_falls(nest):
     nest.wait_phase("attempt")
     nest.drain(0.5)  # the reveal's line is on flash
     before = nest.game.state()
-    nest.raise_on_boot = False
     nest.ctl.power_cut(off_ms=3000, at_op=1)
     nest.ctl.knock_pole()
     deadline = time.monotonic() + 10

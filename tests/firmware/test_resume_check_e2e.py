@@ -72,7 +72,7 @@ def asks_then_goes_on(left_off, tmp_path, change, expect, firmware=FIRMWARE):
     ({"back": ..., "out": ...}); doing exactly that must bring the pick, and a clean turn."""
     ctx, game, actions = restart(left_off, tmp_path, change, firmware)
     with ctx as nest:
-        nest.game, nest.actions = copy.deepcopy(game), list(actions)  # the module's game stays as left
+        nest.follow(copy.deepcopy(game), actions)  # the module's game stays as left
         note = first_word(nest)
         assert note == dict(prompt=EGGS_BACK, **expect), note
         status = nest.status()

@@ -100,7 +100,7 @@ def alarm_then_pour_back(nest):
 def confirm_then_take_out(left_off, tmp_path, change, firmware=FIRMWARE):
     ctx, game, actions = restart(left_off, tmp_path, change, firmware)
     with ctx as nest:
-        nest.game, nest.actions = game, actions
+        nest.follow(game, actions)
         note = first_word(nest)
         assert note == {"prompt": POUR_CONFIRM, "pour": True}, note
         nest.drain(3.0)   # never taken as it is, however long it waits
@@ -136,7 +136,7 @@ def test_planted_fault_the_bowl_learned_as_the_game_s_stalls_after_the_next_alar
     # the symptom itself: the pick, a clean turn, then an alarm, every egg back ... and no pick
     ctx, game, actions = restart(left_off, tmp_path / "again", every_egg_back, trusting)
     with ctx as nest:
-        nest.game, nest.actions = game, actions
+        nest.follow(game, actions)
         assert first_word(nest).get("phase") == "pick"
         verdict = nest.play_turn(hand="roll")
         assert verdict[1]["event"] == "success", verdict

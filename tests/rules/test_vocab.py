@@ -146,9 +146,8 @@ def test_the_pin_map_names_every_button_and_the_console_takes_them():
 def test_the_board_harness_refuses_a_note_of_a_kind_the_vocabulary_lacks():
     # testkit.boardkit's handling of console lines, without a board: a known note passes, a planted
     # `undo` note (a firmware that gained a kind) raises Mismatch.
-    nest = NestUnderTest.__new__(NestUnderTest)
-    nest.seen, nest.auto, nest.phase, nest.prompt = [], False, None, None
-    nest._handle({"ev": "note", "note": {"phase": "pick", "turn": 0, "demand": None}})
+    nest = NestUnderTest(None, auto=False)   # no board: the line handling alone
+    nest.handle({"ev": "note", "note": {"phase": "pick", "turn": 0, "demand": None}})
     assert nest.phase == ("pick", 0, None)
     with pytest.raises(Mismatch, match="undo"):
-        nest._handle({"ev": "note", "note": {"undo": {"turn": 0}}})
+        nest.handle({"ev": "note", "note": {"undo": {"turn": 0}}})
