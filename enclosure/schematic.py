@@ -156,8 +156,12 @@ def draw(path):
             d += elm.Button().right().label(f"SW{i + 2}", fontsize=8)
             d += elm.Line().right(0.5)
             d += elm.Ground()
+        j3 = circuit.j3_pins()
+        d += elm.Label().at((-20.0, -6.0)).label(
+            "J3 harness header: " + ", ".join(f"{k} {n.split(' ')[-1]}" for k, n in enumerate(j3, 1) if n),
+            fontsize=8, loc="right")
         d += elm.Label().at((-20.0, -7.0)).label(
-            f"{len(nets)} nets, generated from firmware/gulo/board.py (enclosure/schematic.py)", fontsize=9,
+            f"{len(nets)} nets, drawn from enclosure/circuit.py (GPIOs: firmware/gulo/board.py)", fontsize=9,
             loc="right")
         d.save(str(path), dpi=90)
 
