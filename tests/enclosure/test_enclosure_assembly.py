@@ -114,3 +114,16 @@ def test_the_stops_touch_in_the_band_the_cell_allows():
     # never touches at rest, and a preset turns the screw down less than a turn
     assert P.STOP_GAP > stop.worst_deflection_mm() and P.STOP_PRESET_GAP < P.STOP_GAP
     assert 0 < stop.preset_turns() < 1
+
+
+# -- the lid over the mounted bowl (step 10 follows the stops' setting in step 9) -------------------
+
+def test_the_lid_goes_on_over_the_mounted_bowl(parts):
+    """Lowered from above the bowl's rim to its place, the lid's opening clears the bowl."""
+    r = P.LID_OPENING_R + 5.0
+    ring = parts["lid"].intersect(cq.Solid.makeBox(2 * r, 2 * r, 40.0, cq.Vector(-r, -r, P.LID_Z0 - 10.0)))
+    rise = P.BOWL_RIM_Z - P.LID_Z0 + 2.0
+    assert assembly.first_hit(ring, {"bowl": parts["bowl"]}, (0, 0, -1), rise, step=2.0) is None
+    # the check sees a lid whose opening is too small for the rim
+    small = ring.translate(cq.Vector(3.5, 0, 0))
+    assert assembly.first_hit(small, {"bowl": parts["bowl"]}, (0, 0, -1), rise, step=2.0) is not None
