@@ -27,34 +27,31 @@ def tower_box():
     return (-P.TOWER_L / 2, -P.TOWER_W / 2, P.FLOOR, P.TOWER_L / 2, P.TOWER_W / 2, P.REED_Z_TOP)
 
 
-def reed_bore():
-    """(radius, z0, z1) of the upright bore on the pole's axis: the reed's glass stands in it."""
-    return P.REED_BORE / 2, P.FLOOR, P.REED_Z_TOP
+def reed_slot():
+    """The tower's keyhole slot, open to -y and to the top: a half-round end on the pole's axis
+    that locates the glass, and a straight run REED_BORE wide out through the tower's -y face.
+    The reed goes in sideways (along +y) with both leads already bent towards -y: the upper
+    lead's run lies in the slot under the tower's top, the lower one's on the floor of the slot,
+    both leave through the -y face (components.reed_with_leads; the assembly test inserts it).
+    (radius, boxes, cylinder) as (r, [(x0, y0, z0, x1, y1, z1)], (x, y, z0, z1))."""
+    r = P.REED_BORE / 2
+    z0, z1 = P.FLOOR, P.REED_Z_TOP
+    return r, [(-r, -P.TOWER_W / 2, z0, r, 0.0, z1)], (0.0, 0.0, z0, z1)
 
 
-def lead_grooves():
-    """Boxes of the two lead ways, both from the bore's edge: the upper lead bends over into a
-    groove across the tower's top towards -x, the lower one leaves through a slot at the floor
-    towards +x. They start LEAD_START from the axis, inside the bore, so the lead can pass."""
-    a, w, d = lead_start(), P.LEAD_GROOVE_W, P.LEAD_GROOVE_D
+def old_reed_bore_tools():
+    """The tower as it was (a blind upright bore, a groove over the top, a closed tunnel at the
+    floor): kept only as the assembly test's planted fault, where the bent reed cannot go in."""
+    r = P.REED_BORE / 2
+    a, w, d = r - 0.3, P.LEAD_GROOVE_W, P.LEAD_GROOVE_D
     top = (-P.TOWER_L / 2, -w / 2, P.REED_Z_TOP - d, -a, w / 2, P.REED_Z_TOP)
     bottom = (a, -w / 2, P.FLOOR, P.TOWER_L / 2, w / 2, P.FLOOR + d)
-    return top, bottom
+    return [cyl(r, P.FLOOR, P.REED_Z_TOP + 1), box(*top), box(*bottom)]
 
 
-def lead_start():
-    return P.REED_BORE / 2 - 0.3
-
-
-def _groove_bore_overlap_area():
-    """Area common to the bore's circle and a groove (|y| <= w/2, x >= a): what the volume
-    formula must not remove twice."""
-    r, a, h = P.REED_BORE / 2, lead_start(), P.LEAD_GROOVE_W / 2
-
-    def f(y):   # integral of sqrt(r^2 - y^2) dy
-        return (y * math.sqrt(r * r - y * y) + r * r * math.asin(y / r)) / 2
-
-    return 2 * (f(h) - f(0)) - a * 2 * h
+def stop_pads():
+    """(x, y, z0, z1) of the printed pads under the four overload stops (stop.py)."""
+    return [(x, y, P.FLOOR, stop.pad_top()) for x, y in P.stop_xys()]
 
 
 def board_frame(bx, tol, z_top, open_back):
@@ -118,13 +115,14 @@ def tie_bridge_boxes(x, y):
     return block, slot
 
 
-def build():
+def build(tower="slot"):
+    """The base; tower="bore" builds the old reed tower (the assembly test's planted fault)."""
     outer = rounded_box(P.BASE_W, P.BASE_D, P.BASE_CORNER_R, 0, P.BASE_H, 0, YC)
     inner = rounded_box(P.BASE_W - 2 * P.WALL, P.BASE_D - 2 * P.WALL, P.BASE_CORNER_R - P.WALL,
                         P.FLOOR, P.BASE_H + 1, 0, YC)
     shell = outer.cut(inner)
-    sx, sy = P.STOP_XY
-    adds = [box(*riser_box()), box(*tower_box()), cyl(P.STOP_POST_DIA / 2, P.FLOOR, stop.post_top(), sx, sy)]
+    adds = [box(*riser_box()), box(*tower_box())]
+    adds += [cyl(P.STOP_PAD_DIA / 2, z0, z1, x, y) for x, y, z0, z1 in stop_pads()]
     adds += [cyl(P.BOSS_DIA / 2, P.FLOOR, P.BASE_H, x, y) for x, y in P.boss_centres()]
     adds += [cyl(P.FOOT_BOSS_DIA / 2, P.FLOOR, P.FLOOR + P.FOOT_BOSS_H, x, y)
              for x, y in P.foot_centres()]
@@ -135,9 +133,13 @@ def build():
         adds.append(box(*block))
         slots.append(box(*slot))
     body = fuse_all(shell, adds)
-    r, z0, z1 = reed_bore()
-    tools = [cyl(P.STOP_PILOT / 2, stop.post_top() - P.STOP_PILOT_DEPTH, stop.post_top() + 1, sx, sy),
-             cyl(r, z0, z1 + 1), box(*usb_hole_box())] + [box(*g) for g in lead_grooves()] + slots
+    r, boxes, (cx, cy, z0, z1) = reed_slot()
+    if tower == "bore":
+        tools = old_reed_bore_tools()
+    else:
+        tools = [cyl(r, z0, z1 + 1, cx, cy)]
+        tools += [box(b[0], b[1] - 1, b[2], b[3], b[4], b[5] + 1) for b in boxes]
+    tools += [box(*usb_hole_box())] + slots
     for x in riser_screw_xs():
         tools.append(cyl(P.CELL_SCREW_CLEAR / 2, -1, P.CELL_Z0 + 1, x, P.CELL_Y))
         tools.append(countersink(x, P.CELL_Y, 0.0, up=False))
@@ -158,11 +160,9 @@ def expected_volume():
     v -= rounded_rect_area(P.BASE_W - 2 * P.WALL, P.BASE_D - 2 * P.WALL,
                            P.BASE_CORNER_R - P.WALL) * (P.BASE_H - P.FLOOR)
     v += _vol(riser_box()) + _vol(tower_box())
-    v += math.pi / 4 * (P.STOP_POST_DIA ** 2 * (stop.post_top() - P.FLOOR)
-                        - P.STOP_PILOT ** 2 * P.STOP_PILOT_DEPTH)
-    r, z0, z1 = reed_bore()
-    v -= math.pi * r * r * (z1 - z0)
-    v -= sum(_vol(g) - _groove_bore_overlap_area() * P.LEAD_GROOVE_D for g in lead_grooves())
+    v += sum(math.pi / 4 * P.STOP_PAD_DIA ** 2 * (z1 - z0) for _x, _y, z0, z1 in stop_pads())
+    r, boxes, (_cx, _cy, z0, z1) = reed_slot()
+    v -= math.pi * r * r / 2 * (z1 - z0) + sum(_vol(b) for b in boxes)   # half-round end + run
     n_boss = len(P.boss_centres())
     v += n_boss * math.pi / 4 * (P.BOSS_DIA ** 2 * (P.BASE_H - P.FLOOR)
                                  - P.BOSS_PILOT ** 2 * P.BOSS_DEPTH)

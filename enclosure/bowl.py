@@ -6,6 +6,7 @@ import math
 import cadquery as cq
 
 from . import params as P
+from . import stop
 from .geom import cut_all, cyl, frustum_volume, fuse_all, single_solid
 
 
@@ -46,8 +47,12 @@ def build():
     shell = (cq.Workplane("XZ").polyline(_profile()).close()
              .revolve(360, (0, 0, 0), (0, 1, 0)).val())
     cup = cyl(P.SOCKET_OUTER / 2, P.BOWL_FLOOR_TOP, P.BOWL_FLOOR_TOP + P.SOCKET_DEPTH)
-    body = fuse_all(shell, [cup])
+    # The overload stops' bosses under the floor; their pilots through floor and boss (stop.py).
+    bosses = [cyl(P.STOP_BOSS_DIA / 2, stop.boss_bottom(), P.BOWL_Z0 + 0.01, x, y) for x, y in P.stop_xys()]
+    body = fuse_all(shell, [cup] + bosses)
     tools = [cyl(P.SOCKET_BORE / 2, P.BOWL_FLOOR_TOP, P.BOWL_FLOOR_TOP + P.SOCKET_DEPTH + 1)]
+    tools += [cyl(P.STOP_PILOT / 2, stop.boss_bottom() - 1, P.BOWL_FLOOR_TOP + 1, x, y)
+              for x, y in P.stop_xys()]
     for x in screw_xs():
         tools.append(cyl(P.CELL_SCREW_CLEAR / 2, P.BOWL_Z0 - 1, P.BOWL_FLOOR_TOP + 1, x, P.CELL_Y))
         tools.append(countersink(x, P.CELL_Y, P.BOWL_FLOOR_TOP, up=True))
@@ -74,7 +79,10 @@ def expected_volume():
     cup = math.pi / 4 * (P.SOCKET_OUTER ** 2 - P.SOCKET_BORE ** 2) * P.SOCKET_DEPTH
     holes = 2 * (frustum_volume(P.CSK_DIA / 2, P.CELL_SCREW_CLEAR / 2, P.CSK_DEPTH)
                  + math.pi / 4 * P.CELL_SCREW_CLEAR ** 2 * (P.BOWL_FLOOR - P.CSK_DEPTH))
-    return outer - inner - rim_cut + cup - holes
+    n = len(P.stop_xys())
+    bosses = n * math.pi / 4 * P.STOP_BOSS_DIA ** 2 * P.STOP_BOSS_H
+    pilots = n * math.pi / 4 * P.STOP_PILOT ** 2 * (P.STOP_BOSS_H + P.BOWL_FLOOR)
+    return outer - inner - rim_cut + cup - holes + bosses - pilots
 
 
 def cavity_volume():

@@ -59,7 +59,8 @@ def print_pose(name, solid):
     if name == "lid":
         solid = solid.rotate(cq.Vector(0, 0, 0), cq.Vector(1, 0, 0), 180)
     elif name == "pole":
-        solid = solid.rotate(cq.Vector(0, 0, 0), cq.Vector(0, 1, 0), 90)
+        from . import pole
+        solid = pole.print_pose(solid)   # standing: the magnet goes in at the pause (pole.pause_z)
     bb = exact_bbox(solid)
     return solid.translate(cq.Vector(-(bb.xmin + bb.xmax) / 2, -(bb.ymin + bb.ymax) / 2, -bb.zmin))
 

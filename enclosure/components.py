@@ -65,16 +65,45 @@ def load_cell_flexure():
 
 
 def reed_switch():
-    """The glass body standing in the tower's bore, on the pole's axis."""
+    """The glass body standing in the tower's slot, on the pole's axis."""
     return cyl(P.REED_GLASS_DIA / 2, P.REED_GLASS_BOTTOM, P.REED_GLASS_TOP)
 
 
-def stop_screw():
-    """The overload stop's M4 set screw in its post, tip STOP_GAP under the bowl."""
+def _bent_lead(z_end, up):
+    """One lead as bent wire: straight on from the glass's end (up or down) for
+    REED_LEAD_MIN_BEND, a quarter turn of inner radius REED_LEAD_BEND_R towards -y, then straight
+    along -y for the rest of its REED_LEAD_LEN. Solids (straight part, bend, run)."""
+    d, rb = P.REED_LEAD_DIA, P.REED_LEAD_BEND_R
+    rc = rb + d / 2                                   # the bend's centreline radius
+    s = 1 if up else -1
+    z_bend = z_end + s * P.REED_LEAD_MIN_BEND        # the bending point
+    straight = cyl(d / 2, min(z_end, z_bend), max(z_end, z_bend))
+    # Quarter torus in the y-z plane: centre at (y = -rc, z = z_bend), from +z/-z round to -y.
+    ring = cq.Solid.makeTorus(rc, d / 2, cq.Vector(0, -rc, z_bend), cq.Vector(1, 0, 0))
+    quad = box(-d, -rc, min(z_bend, z_bend + s * (rc + d)), d, d, max(z_bend, z_bend + s * (rc + d)))
+    bend = ring.intersect(quad)
+    run_len = P.REED_LEAD_LEN - P.REED_LEAD_MIN_BEND - math.pi / 2 * rc
+    z_run = z_bend + s * rc
+    run = cq.Solid.makeCylinder(d / 2, run_len, cq.Vector(0, -rc, z_run), cq.Vector(0, -1, 0))
+    return [straight, bend, run]
+
+
+def reed_with_leads():
+    """The reed as it goes in: the glass and both leads bent towards -y (the tower's open side)."""
+    parts = [reed_switch()]
+    parts += _bent_lead(P.REED_GLASS_TOP, up=True) + _bent_lead(P.REED_GLASS_BOTTOM, up=False)
+    return _union(parts)
+
+
+def stop_screws():
+    """The four overload stops' M4 set screws in their bosses, tips STOP_GAP over their pads."""
     from . import stop
 
-    x, y = P.STOP_XY
-    return cyl(P.STOP_SCREW / 2, stop.screw_tip() - 12.0, stop.screw_tip(), x, y)
+    return [cyl(P.STOP_SCREW / 2, stop.screw_tip(), stop.screw_top(), x, y) for x, y in P.stop_xys()]
+
+
+def stop_screw():
+    return _union(stop_screws())
 
 
 def magnet():
@@ -114,7 +143,8 @@ def fits():
     out = [
         ("carrier perfboard", "base", carrier(), P.CARRIER_TOL, [(1, 0), (-1, 0), (0, -1)]),
         ("HX711", "base", hx711(), P.HX_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
-        ("reed switch", "base", reed_switch(), P.REED_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
+        # the slot is open to -y (the reed goes in that way; hot glue holds it)
+        ("reed switch", "base", reed_switch(), P.REED_TOL, [(1, 0), (-1, 0), (0, 1)]),
         ("magnet", "pole", magnet(), P.MAGNET_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
         ("pole", "bowl", pole.build(), P.SOCKET_TOL, [(1, 0), (-1, 0), (0, 1), (0, -1)]),
     ]

@@ -96,10 +96,19 @@ REED_GLASS_LEN = 12.70
 REED_PULL_IN_AT = (15.0, 20.0)
 REED_DROP_OUT_AT_MIN = 0.4 * REED_PULL_IN_AT[0]
 REED_TOL = 0.25         # radial clearance of the reed's bore
-# Bend the leads no nearer than 3 mm to the glass (RMCIP reed-switch mounting notes,
+# The leads: overall length 40.38 mm (MDSR-7 data sheet), so each lead is (40.38 - 12.70) / 2
+# = 13.84 mm; ASSUMED 0.6 mm thick (the thick end of a 1.8 mm glass reed's leads: measure yours).
+# Bend them no nearer than 3 mm to the glass (RMCIP reed-switch mounting notes,
 # rmcip.com/reeds/product/id/98: "distance between the glass end and a bending point should be
-# 3 mm min"), + 0.5 mm for the bend itself.
-REED_LEAD_BEND = 3.5
+# 3 mm min"), round an inner radius of REED_LEAD_BEND_R (round-nose pliers' tip). The tests model
+# each lead as that bent wire (components.reed_with_leads) and insert it along its path.
+REED_LEAD_LEN = (40.38 - REED_GLASS_LEN) / 2
+REED_LEAD_DIA = 0.6
+REED_LEAD_MIN_BEND = 3.0
+REED_LEAD_BEND_R = 0.5
+# From the glass's end to the far side of the bent lead's horizontal run: what the tower must
+# hold above and below the glass.
+REED_LEAD_BEND = REED_LEAD_MIN_BEND + REED_LEAD_BEND_R + REED_LEAD_DIA
 
 # --- Printer ----------------------------------------------------------------------------------
 PRINT_BED = (256.0, 256.0, 250.0)   # x, y, z of the build volume every part must fit (Bambu P1/X1 class)
@@ -168,22 +177,44 @@ CELL_RISER = 5.0        # riser block under the fixed end: room for the free end
 CELL_Z0 = FLOOR + CELL_RISER          # underside of the cell
 CELL_TOP = CELL_Z0 + CELL_H
 
-# Overload stop: an M4 x 12 set screw turned into a post under the bowl, beyond the cell's free
-# end, its tip STOP_GAP under the bowl. About 480 g rest on the 1 kg cell; a child leaning on the
-# rim must not bend it past its safe overload (120 % of rated capacity, TAL220 data sheet, HT
-# Sensor Technology: "safe overload 120 % R.C., ultimate overload 150 % R.C."). The cell's own
-# deflection at rated load is tiny (stop.py: ~0.03 mm from its 1 mV/V rated output), far below
-# what a print holds, so the stop is SET, not printed: with 1 kg on the bowl, turn the screw up
-# until the reading stops rising, then lock it (ASSEMBLY.md). As printed (0.5 mm) it never
-# touches in play, whatever the cell.
+# Overload stops: four M4 x 12 set screws (ISO 4026, flat point, 2 mm hex socket) turned into
+# bosses under the bowl's floor, 90 deg apart round its axis, each over a printed pad on the base
+# floor: the corner stops load-cell makers ask for under a platform (A&D LCB04 manual, "Overload
+# precautions": a stopper under the load end and corner stoppers, each touching at 100 % of full
+# scale on its corner). Each screw's hex socket faces up inside the bowl, flush with its floor: a
+# straight 2 mm hex key reaches it from above with the bowl on (tests/enclosure/test_enclosure_
+# assembly.py). About 480 g rest on the 1 kg cell; a child leaning on the rim must not bend it past
+# its safe overload (120 % of rated capacity, TAL220 data sheet, HT Sensor Technology: "safe
+# overload 120 % R.C., ultimate overload 150 % R.C."). The TAL220 data sheet gives no deflection:
+# from its rated output the cell deflects 0.0125-0.15 mm at rated load (stop.py), a range too wide
+# for any one gap, so the stops are SET under load: with STOP_SET_LOAD_G on the cell (the full nest
+# and a weight) each screw is turned down until the nest's reading starts to fall (ASSEMBLY.md step
+# 10). Before that, a feeler gauge sets all four level at STOP_PRESET_GAP with the bowl empty.
+# STOP_GAP is the gap as modelled (the screws at their nominal depth): the bowl's travel the
+# clearance tests allow.
 STOP_GAP = 0.5
-STOP_XY = (CELL_L / 2 + 10.0, CELL_Y)
-STOP_POST_DIA = 10.0
+STOP_R = 52.0                  # the stops' radius round the bowl's axis
+STOP_ANGLES = (0.0, 90.0, 180.0, 270.0)
+STOP_BOSS_DIA = 10.0
+STOP_BOSS_H = 6.0              # below the bowl's underside: 10 mm of thread with the floor
 STOP_SCREW = 4.0
+STOP_SCREW_LEN = 12.0
 STOP_PILOT = 3.3        # M4 into PLA: a 3.3 mm pilot (the ISO 273 tap drill) cuts its own thread
-STOP_PILOT_DEPTH = 14.0
-STOP_SCREW_PROUD = 1.5  # screw above the post's top: the adjustment range up and down
+STOP_PAD_DIA = 10.0
 STOP_PITCH = 0.7        # M4 coarse thread (ISO 261)
+STOP_KEY_R = 2.0        # a 2 mm hex key's blade (1.15 mm across corners) and room round it
+STOP_PRESET_GAP = 0.10  # feeler gauge blade: all four stops level, none touching at rest
+STOP_SET_LOAD_G = 1100.0   # total on the cell when each stop is set to touch: 110 % of rated
+CELL_SAFE_OVERLOAD = 1.2   # x rated capacity (TAL220 data sheet)
+NEST_REST_G = 500.0        # bowl, spacer, pole, 22 eggs: at most (test_load_uses_at_most_half_the_cell)
+HAND_PRESS_G = 300.0       # ASSUMED: a child's hand resting on the rim while taking an egg
+
+
+def stop_xys():
+    """(x, y) of the four overload stops."""
+    return [(STOP_R * math.cos(math.radians(a)), STOP_R * math.sin(math.radians(a))) for a in STOP_ANGLES]
+
+
 CELL_RATED_OUTPUT = 1.0e-3   # V/V at rated load (TAL220 data sheet: 1.0 +- 0.15 mV/V)
 GAUGE_FACTOR = 2.0      # constantan foil gauges (HBM "The Wheatstone Bridge Circuit": k ~ 2)
 

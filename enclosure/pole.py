@@ -18,6 +18,26 @@ def magnet_z0():
     return P.BOWL_FLOOR_TOP + P.MAGNET_CAPTURE
 
 
+def pause_z():
+    """Print height (the pole stands on its foot) of the pause: the top of the magnet's cavity.
+    The magnet drops in through the open cavity and lies wholly under the next layer, which
+    bridges the 6.3 mm hole (tests/enclosure/test_enclosure_assembly.py)."""
+    return P.MAGNET_CAPTURE + MAGNET_POCKET_H
+
+
+def print_pose(solid, standing=True):
+    """A solid of the pole's assembly frame moved to its print pose: standing on its foot (the
+    magnet's cavity then opens upwards until the pause); standing=False lays it on its side
+    (the old pose, in which no pause height lets the magnet in and under the next layer)."""
+    import cadquery as cq
+
+    if standing:
+        return solid.translate(cq.Vector(0, 0, -P.BOWL_FLOOR_TOP))
+    turned = solid.translate(cq.Vector(0, 0, -P.BOWL_FLOOR_TOP)).rotate(
+        cq.Vector(0, 0, 0), cq.Vector(0, 1, 0), 90)
+    return turned.translate(cq.Vector(0, 0, P.POLE_DIA / 2))
+
+
 def build():
     z0 = P.BOWL_FLOOR_TOP                  # foot on the socket's floor
     top = z0 + P.POLE_LEN

@@ -8,9 +8,11 @@ parts' rules (the shifter's OE tied, the pull-downs, the USB capacitance limit).
     .venv/bin/python -m enclosure.schematic      # docs/enclosure/schematic.png + perfboard.png
 
 Why each part (figures with their sources):
-- U2 74AHCT1G125: WS2812B need DIN high >= 0.7 VDD = 3.5 V at 5 V (WS2812B data sheet,
-  Worldsemi, "VIH"); the AHCT input threshold is TTL (VIH 2.0 V at 5 V, TI SN74AHCT1G125 data
-  sheet), so 3.3 V drives it. Its OE (pin 1) is active low: tied to GND, always on.
+- U2 SN74AHCT125N, gate 1: WS2812B need DIN high >= 0.7 VDD = 3.5 V at 5 V (WS2812B data
+  sheet, Worldsemi, "VIH"); the AHCT input threshold is TTL (VIH 2.0 V at 5 V, TI SN74AHCT125
+  data sheet), so 3.3 V drives it. A buffer, not an inverter. 1OE (pin 1) is active low: tied
+  to GND, always on; the three unused gates' OE tied high and their inputs low. (The single-gate
+  74AHCT1G125 exists only as SOT-23-5/SC-70: the DIP-14 quad solders straight onto perfboard.)
 - R2 100 k: GPIO16 floats while the ESP32 boots (no pull at reset: ESP32 data sheet, "strapping
   pins and their defaults" lists none for it): held low, the first pixel sees no garbage.
 - R3 330 ohm at the first pixel's DIN: damps the edge on the wire (Adafruit NeoPixel Uberguide,
@@ -31,74 +33,19 @@ from pathlib import Path
 
 from gulo import board
 
+from . import circuit
+
 ROOT = Path(__file__).resolve().parent.parent
 
 USB_MAX_UF = 10.0          # USB 2.0 section 7.2.4.1
 PIXEL_DECOUPLING_UF = 0.1  # the 100 nF on each WS2812B pixel board
-BULK_UF = 4.7
+BULK_UF = circuit.BULK_UF
 
-PARTS = {
-    "U1": ("ESP32-DevKitC V4", "ESP32-WROOM-32 only: on WROVER boards GPIO16/17 drive the PSRAM"),
-    "U2": ("74AHCT1G125", "3.3 V -> 5 V buffer for the LED data (SOT-23-5 on an adapter)"),
-    "U3": ("HX711 module", "set to 80 SPS (HARDWARE.md, HX711 rate)"),
-    "LC1": ("load cell 1 kg", "TAL220 class, 1 mV/V"),
-    "R1": ("10k", "reed pull-up"),
-    "R2": ("100k", "shifter input pull-down (GPIO16 floats at boot)"),
-    "R3": ("330", "data series resistor, soldered at the first pixel's DIN"),
-    "R4": ("1k", "buzzer transistor base"),
-    "R5": ("10k", "base pull-down"),
-    "R6": ("1k", "piezo bleed"),
-    "R7": ("1k", "heartbeat LED"),
-    "C1": ("100n", "U2 decoupling"),
-    "C2": (f"{BULK_UF:g}u", "bulk across the first pixel's 5V/GND (USB inrush limit)"),
-    "Q1": ("BC337", "NPN, buzzer driver"),
-    "BZ1": ("piezo", "passive piezo 12 mm"),
-    "D1": ("1N4148 DNP", "flyback: fit only for a magnetic buzzer"),
-    "D2": ("LED", "heartbeat, 3 mm red, on the carrier"),
-    "SW1": ("reed", "Littelfuse MDSR-7, N.O."),
-    "LED1": ("WS2812B x 25", "the strip: path 1-23, deck, status"),
-}
-BUTTONS = [name for name in board.PINS if name.startswith("BUTTON_")]
-for _i, _name in enumerate(BUTTONS):
-    PARTS[f"SW{_i + 2}"] = ("button", _name.split("_", 1)[1].lower())
-
-
-def gpio_net(name):
-    return f"GPIO{board.PINS[name]} {name}"
-
-
-# What each signal of the pin map drives: (part, pin) on its net, besides the DevKitC's GPIO.
-SIGNAL_LOADS = {
-    "REED": [("R1", "2"), ("SW1", "1")],
-    "HX711_SCK": [("U3", "SCK")],
-    "HX711_DOUT": [("U3", "DT")],
-    "LEDS": [("U2", "A"), ("R2", "1")],
-    "BUZZER": [("R4", "1")],
-    "ONBOARD_LED": [("R7", "1")],
-}
-for _i, _name in enumerate(BUTTONS):
-    SIGNAL_LOADS[_name] = [(f"SW{_i + 2}", "1")]
-
-
-def netlist():
-    """{net name: [(part, pin), ...]}: every net of the nest's electronics."""
-    nets = {}
-    for name, gpio in board.PINS.items():
-        nets[gpio_net(name)] = [("U1", f"GPIO{gpio}")] + SIGNAL_LOADS[name]
-    nets["+5V"] = [("U1", "5V"), ("U2", "VCC"), ("C1", "1"), ("C2", "1"), ("LED1", "VDD"), ("BZ1", "1"),
-                   ("R6", "1"), ("D1", "K")]
-    nets["+3V3"] = [("U1", "3V3"), ("R1", "1"), ("U3", "VCC")]
-    nets["GND"] = [("U1", "GND"), ("U2", "GND"), ("U2", "OE"), ("C1", "2"), ("C2", "2"), ("R2", "2"),
-                   ("R5", "2"), ("Q1", "E"), ("U3", "GND"), ("D2", "K"), ("LED1", "GND"), ("SW1", "2")]
-    nets["GND"] += [(f"SW{i + 2}", "2") for i in range(len(BUTTONS))]
-    nets["DATA_5V"] = [("U2", "Y"), ("R3", "1")]
-    nets["DIN"] = [("R3", "2"), ("LED1", "DIN")]
-    nets["Q1_BASE"] = [("R4", "2"), ("R5", "1"), ("Q1", "B")]
-    nets["BUZ"] = [("Q1", "C"), ("BZ1", "2"), ("R6", "2"), ("D1", "A")]
-    nets["LED_A"] = [("R7", "2"), ("D2", "A")]
-    for wire in ("E+", "E-", "A+", "A-"):
-        nets[f"CELL_{wire}"] = [("U3", wire), ("LC1", wire)]
-    return nets
+# The circuit is described once, in enclosure/circuit.py; the schematic draws it.
+PARTS = {ref: (value, what) for ref, (value, what, _where) in circuit.PARTS.items()}
+BUTTONS = circuit.BUTTONS
+gpio_net = circuit.gpio_net
+netlist = circuit.nets
 
 
 def added_vbus_uf(bulk_uf=BULK_UF):
@@ -158,10 +105,12 @@ def draw(path):
         d += elm.Resistor().at(dot.center).down(1.6).label("R2 100k", loc="bottom")
         d += elm.Ground()
         d += elm.Line().at(dot.center).right(0.8)
-        d += logic.Tristate().right().label("U2 74AHCT1G125", loc="top", fontsize=9)
+        d += logic.Tristate(outputnot=False, controlnot=True).right().label(
+            "U2 74AHCT125N (gate 1)", loc="top", fontsize=9)
         d += elm.Resistor().right().label("R3 330")
         d += elm.Tag().right().label("DIN pixel 1", fontsize=9)
-        d += elm.Label().at((p[0] + 3.3, p[1] - 1.6)).label("OE (1) -> GND, VCC +5V, C1 100n", fontsize=8)
+        d += elm.Label().at((p[0] + 3.3, p[1] - 1.6)).label(
+            "1OE (1) -> GND, VCC +5V, C1 100n;\nunused gates: OE +5V, A GND", fontsize=8)
         d += elm.Capacitor().at((p[0] + 13.0, p[1] + 0.8)).down(1.6).label(f"C2 {BULK_UF:g}u", loc="bottom")
         d += elm.Label().at((p[0] + 13.0, p[1] + 1.2)).label("+5V at pixel 1", fontsize=8)
 
@@ -194,7 +143,7 @@ def draw(path):
         p = start("HX711_SCK / HX711_DOUT", 2.4)
         d += elm.Line().at(p).right(1.0)
         d += elm.Label().at((p[0] + 1.2, p[1])).label(
-            "U3 HX711 (80 SPS) SCK / DT; VCC +3V3; load cell E+ E- A+ A-", fontsize=9, loc="right")
+            "U3 HX711 SCK / DT; VCC and VDD +3V3; load cell E+ E- A+ A-", fontsize=9, loc="right")
         p = start("ONBOARD_LED", 2.6)
         d += elm.Resistor().at(p).right().label("R7 1k")
         d += elm.LED().right().label("D2")
@@ -207,8 +156,12 @@ def draw(path):
             d += elm.Button().right().label(f"SW{i + 2}", fontsize=8)
             d += elm.Line().right(0.5)
             d += elm.Ground()
+        j3 = circuit.j3_pins()
+        d += elm.Label().at((-20.0, -6.0)).label(
+            "J3 harness header: " + ", ".join(f"{k} {n.split(' ')[-1]}" for k, n in enumerate(j3, 1) if n),
+            fontsize=8, loc="right")
         d += elm.Label().at((-20.0, -7.0)).label(
-            f"{len(nets)} nets, generated from firmware/gulo/board.py (enclosure/schematic.py)", fontsize=9,
+            f"{len(nets)} nets, drawn from enclosure/circuit.py (GPIOs: firmware/gulo/board.py)", fontsize=9,
             loc="right")
         d.save(str(path), dpi=90)
 

@@ -5,8 +5,10 @@ active gauges gives V/V = k * strain (HBM, "The Wheatstone Bridge Circuit"), so 
 (1 mV/V) and k = 2 the gauges see 500 microstrain. The flexure's webs are parallel guided beams:
 a guided beam of length l bent by its end's deflection d has surface strain 3 t d / l^2 (thickness
 t; Roark's Formulas for Stress and Strain, table 8.1 case 1e: d = F l^3 / (12 E I), M = F l / 2),
-so d = strain * l^2 / (3 t). The web's l and t are not on the data sheet: FLEXURE_L and FLEXURE_T
-are ranges (measure yours), and the stop's printed gap must clear the largest deflection.
+so d = strain * l^2 / (3 t). The web's l and t are not on the data sheet (nor is a deflection):
+FLEXURE_L and FLEXURE_T are ranges (measure yours), which give 0.0125-0.15 mm at rated load. No
+printed or gauged gap can make a stop touch between the play load and the 120 % safe overload over
+that range, so the four stops are set under load (params.py STOP_SET_LOAD_G, ASSEMBLY.md step 10).
 """
 from . import params as P
 
@@ -27,15 +29,30 @@ def worst_deflection_mm(load_g=P.CELL_CAPACITY_G):
     return deflection_mm(load_g, FLEXURE_L[1], FLEXURE_T[0])
 
 
-def post_top():
-    """Top of the printed post; the screw's tip stands STOP_SCREW_PROUD above it."""
-    return P.BOWL_Z0 - P.STOP_GAP - P.STOP_SCREW_PROUD
+def screw_top():
+    """Top of each stop screw: flush with the bowl's floor, its hex socket facing up."""
+    return P.BOWL_FLOOR_TOP
 
 
 def screw_tip():
-    return post_top() + P.STOP_SCREW_PROUD
+    return screw_top() - P.STOP_SCREW_LEN
 
 
-def turns_to_touch():
-    """Turns of the screw from as printed to touching the bowl (the setting procedure)."""
-    return P.STOP_GAP / P.STOP_PITCH
+def boss_bottom():
+    return P.BOWL_Z0 - P.STOP_BOSS_H
+
+
+def pad_top():
+    """Top of the printed pad on the base floor under each screw: STOP_GAP under the tip."""
+    return screw_tip() - P.STOP_GAP
+
+
+def touch_load_g():
+    """Total load on the cell at which the set stops touch: the setting load, whatever the cell's
+    stiffness (they are set by the reading, not by a gap)."""
+    return P.STOP_SET_LOAD_G
+
+
+def preset_turns():
+    """Turns of a screw from the modelled STOP_GAP down to the feeler gauge's preset gap."""
+    return (P.STOP_GAP - P.STOP_PRESET_GAP) / P.STOP_PITCH

@@ -109,8 +109,8 @@ PARAMS: dict[str, tuple] = {
                  "ASSUMED"),
     "p_wrong": (0.05, 0.15, "/take", "the wrong colour taken: an alarm (rules.md ruling), eggs go "
                 "back; ASSUMED"),
-    "stop_g": (1000.0, 1100.0, "g", "overload stop: set with 1 kg on the bowl (params.py STOP_GAP, "
-               "ASSEMBLY); the cell reads no more than this"),
+    "stop_g": (1000.0, 1100.0, "g", "overload stops: set to touch at 1.1 kg on the cell (params.py "
+               "STOP_SET_LOAD_G, ASSEMBLY step 9); the cell reads no more than this"),
 }
 
 # Hand kinds. Forces in N (1 N = 102 g). press: the fingers resting on / pushing the eggs while

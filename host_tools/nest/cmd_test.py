@@ -3,7 +3,8 @@
 import sys
 
 from nest.boardlink import DEFAULT_BAUD
-from nest.boardtest import FIRMWARE, hardware_check, run_tests, write_junit
+from nest.boardtest import FIRMWARE, STAGES, hardware_check, run_tests, write_junit
+from nest.errors import NestError
 
 
 def add_parser(sub):
@@ -22,6 +23,10 @@ def add_parser(sub):
                    help="seconds per test before the board is reset and the run goes on (default 30)")
     p.add_argument("--hardware", action="store_true",
                    help="self-test of the real peripherals (HX711, reed switch, LEDs, buzzer), with prompts")
+    p.add_argument("--stage", type=int, choices=range(1, len(STAGES) + 1), metavar="N",
+                   help="with --hardware: check only what is wired at bring-up stage N: "
+                        + "; ".join(f"{i} {what}" for i, what in enumerate(STAGES, 1))
+                        + " (enclosure/ASSEMBLY.md; default: everything)")
     p.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML")
     p.add_argument("--tests", default=str(FIRMWARE / "tests"),
                    help="test folder (default firmware/tests)")
@@ -31,12 +36,15 @@ def add_parser(sub):
 
 
 def run(args):
+    if args.stage is not None and not args.hardware:
+        raise NestError("--stage N goes with --hardware (the bring-up's checks)", status=2)
     if args.hardware:
         def ask(question):  # the question on its own line: a script driving the prompts sees it
             print(question, flush=True)
             return sys.stdin.readline()
 
-        report = hardware_check(args.port, baud=args.baud, ask=ask, say=lambda s: print(s, flush=True))
+        report = hardware_check(args.port, baud=args.baud, ask=ask, say=lambda s: print(s, flush=True),
+                                stage=args.stage)
         if args.junit:
             write_junit(report, args.junit)
         return 1 if report.failed else 0

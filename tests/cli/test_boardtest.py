@@ -71,19 +71,25 @@ def test_nest_test_runs_on_the_board(vboard, tmp_path):
     assert report.failed == 0 and said[-1] == f"{len(expected)} passed, 0 failed"
 
 
-def _hardware_check_answered_by_the_world(vboard):
+def _hardware_check_answered_by_the_world(vboard, *options, typo=""):
     """`nest test --hardware` on the virtual board, each prompt answered from what the board did
-    (the buzzer answered "no" although it sounds); its output, its errors and its exit status."""
+    (the buzzer answered "no" although it sounds; `typo` first, where given, to the LEDs'
+    question); its output, its errors and its exit status."""
     from nest.deploy import deploy
 
     deploy(vboard.port, reset=False)  # the self-test drives the peripherals with the app's drivers
-    proc = subprocess.Popen([NEST, "test", "--hardware", "--port", vboard.port], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    proc = subprocess.Popen([NEST, "test", "--hardware", "--port", vboard.port, *options],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, bufsize=1)
     out = []
     try:
         for line in proc.stdout:
             out.append(line)
-            if line.startswith("Lift the pole"):
+            if typo and line.startswith("Are all LEDs lit"):
+                proc.stdin.write(typo + "\n")   # asked again: the real answer follows the repeat
+                proc.stdin.flush()
+                typo = ""
+            elif line.startswith("Lift the pole"):
                 vboard.control.knock_pole()
             elif line.startswith("Put the pole back"):
                 vboard.control.seat_pole()
@@ -103,10 +109,38 @@ def _hardware_check_answered_by_the_world(vboard):
 
 
 def test_nest_test_hardware_prompts_are_answered_by_the_world(vboard):
-    text, err, rc = _hardware_check_answered_by_the_world(vboard)
+    text, err, rc = _hardware_check_answered_by_the_world(vboard, typo="t")
+    assert "PASS drivers start" in text, text + err
     assert "PASS hx711 answers" in text and "PASS hx711 quiet at rest" in text, text + err
-    assert "PASS reed switch" in text and "PASS leds" in text and "FAIL buzzer" in text
-    assert text.splitlines()[-1].endswith("4 passed, 1 failed") and rc == 1
+    assert "PASS reed switch" in text and "FAIL buzzer" in text
+    # A typo is asked again, never taken for a "no".
+    assert "'t': answer y or n" in text and "PASS leds" in text, text
+    assert text.splitlines()[-1].endswith("5 passed, 1 failed") and rc == 1
+
+
+def test_nest_test_hardware_stage_checks_only_what_is_wired(vboard):
+    """Stage 2 of the bring-up: the HX711 and the cell wired, no reed, no LEDs, no buzzer. With the
+    pole out of the nest (the reed open, as an unwired reed reads), stage 2 passes and asks
+    nothing; stage 3 then fails the reed."""
+    vboard.control.knock_pole()
+    text, err, rc = _hardware_check_answered_by_the_world(vboard, "--stage", "2")
+    assert rc == 0, text + err
+    results = [ln for ln in text.splitlines() if ln.startswith(("PASS", "FAIL"))]
+    assert results == ["PASS drivers start", "PASS hx711 answers", "PASS hx711 quiet at rest"], text
+    assert "not yet: the reed switch and the pole" in text and "Are all LEDs" not in text
+    text, err, rc = _hardware_check_answered_by_the_world(vboard, "--stage", "3")
+    assert rc == 1 and "FAIL reed switch: the reed reads open" in text, text + err
+    assert "Are all LEDs" not in text
+
+
+def test_nest_test_stage_needs_hardware_and_a_stage_that_exists():
+    # refused before any port is opened: no board needed
+    r = subprocess.run([NEST, "test", "--stage", "2", "--port", "/nonexistent"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "nest: --stage N goes with --hardware" in r.stderr, r.stderr
+    r = subprocess.run([NEST, "test", "--hardware", "--stage", "9", "--port", "/nonexistent"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "invalid choice" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 def test_nest_test_hardware_fails_a_noisy_cell(vboard):
@@ -119,4 +153,4 @@ def test_nest_test_hardware_fails_a_noisy_cell(vboard):
     line = next((ln for ln in text.splitlines() if "hx711 quiet at rest" in ln), "")
     assert line.startswith("FAIL hx711 quiet at rest: ") and "(limit 0.3 g)" in line, text
     assert 1.5 <= float(line.split(": ")[1].split(" g rms")[0]) <= 6.0, line
-    assert text.splitlines()[-1].endswith("3 passed, 2 failed") and rc == 1
+    assert text.splitlines()[-1].endswith("4 passed, 2 failed") and rc == 1

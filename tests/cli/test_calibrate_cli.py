@@ -23,8 +23,9 @@ SETTLE_S = 1.0  # a load set down rings for well under a second
 
 
 class Wizard:
-    def __init__(self, board):
-        self.proc = subprocess.Popen([str(NEST), "calibrate", "--port", board.port], stdin=subprocess.PIPE,
+    def __init__(self, board, *options):
+        self.proc = subprocess.Popen([str(NEST), "calibrate", "--port", board.port, *options],
+                                     stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.out = b""
         self.seen = 0  # output up to here was matched already
@@ -47,12 +48,16 @@ class Wizard:
         self.proc.stdin.write((text + "\n").encode())
         self.proc.stdin.flush()
 
-    def tare_and_reference(self, ctl):
+    def tare_and_reference(self, ctl, typo=None):
         """The wizard's first two steps: the bowl tared as it is, then a 200 g reference put on
-        (it is still on the scale after)."""
+        (it is still on the scale after); `typo` first answered for the reference's grams."""
         self.expect("Take every egg out of the bowl")
         self.answer("")                   # the virtual bowl keeps its eggs: tare zeroes what is there
         self.expect("reference mass in grams")
+        if typo is not None:
+            self.answer(typo)
+            self.expect("try again")
+            self.expect("reference mass in grams")
         self.answer("200")
         self.expect("Put the 200 g weight on the bowl")
         ctl.load(grams=200)
@@ -176,3 +181,44 @@ def test_an_egg_out_of_tolerance_is_named_and_nothing_is_saved(nest_board):
     assert rc == 1 and "green egg 3" in err and "out of tolerance" in err, out + err
     assert "green egg 1 weighs" not in out and "green egg 2 weighs" not in out   # the good ones pass
     assert board_masses(nest_board)[0] == old
+
+
+def test_the_scale_is_saved_alone_and_the_eggs_weighed_later(nest_board):
+    """Bring-up stage 2: tare and the known weight saved without any egg (the masses stay as they
+    were), a typo for the reference's grams asked again without losing the tare; then
+    `--eggs` weighs the eggs alone."""
+    ctl = nest_board.control
+    fresh_game(nest_board, seed=14)
+    old, _ = board_masses(nest_board)
+    w = Wizard(nest_board, "--scale")
+    w.tare_and_reference(ctl, typo="abc")
+    assert "'abc' is not a number of grams: try again" in w.out.decode()
+    w.expect("weigh the eggs later with `nest calibrate --eggs`")
+    w.expect("Take the weight off, then press Enter")
+    ctl.load(grams=-200)
+    time.sleep(SETTLE_S)
+    w.answer("")
+    rc, out, err = w.finish()
+    assert rc == 0 and "Saved on the board" in out, out + err
+    assert "[1/3] Tare" in out and "Eggs by colour" not in out
+    assert board_masses(nest_board)[0] == old
+
+    w = Wizard(nest_board, "--eggs")
+    w.expect("[1/3] Tare")
+    w.expect("Take every egg out of the bowl")
+    w.answer("")
+    for colour, n in EGGS:
+        if colour == "G":               # a typo for the count is asked again, too
+            w.expect("how many green eggs will you weigh")
+            w.answer("two")
+            w.expect("'two' is not a whole number of eggs: try again")
+        w.weigh_colour(ctl, colour, n)
+        ctl.load(colour=colour, count=-n)
+    w.expect("put every egg back into the nest")
+    time.sleep(SETTLE_S)
+    w.answer("")
+    rc, out, err = w.finish()
+    assert rc == 0 and "Saved on the board" in out and "Known weight" not in out, out + err
+    masses, _ = board_masses(nest_board)
+    for c, truth in nest_board.world.masses.items():
+        assert abs(masses[c] - truth) < 0.15, (c, masses)

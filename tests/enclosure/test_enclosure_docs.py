@@ -57,3 +57,24 @@ def test_assembly_guide_shows_the_renders():
         path = (ROOT / "enclosure" / rel).resolve()
         assert path.is_file(), f"ASSEMBLY.md shows {rel}, which does not exist"
         assert path.stat().st_size < 300_000, f"{rel} is too big for the repository"
+
+
+# What ASSEMBLY.md may ask a maker to use, each as the words it is named by there and in BOM.md.
+CONSUMABLES = ("epoxy", "beech dowel", "hot glue", "heat-shrink", "brass washer", "CA glue",
+               "thread-locker", "zip tie", "brass rod", "feeler gauge", "hex key", "solder", "Dupont",
+               "dowel pin", "M3 x 25", "M4 x 12", "M4 x 16", "M3 x 10", "set screw", "magnet",
+               "perfboard", "kitchen scale", "pocket scale", "wire", "filament", "heat-shrink")
+
+
+def consumables_missing(assembly, bom):
+    return [c for c in CONSUMABLES if c.lower() in assembly.lower() and c.lower() not in bom.lower()]
+
+
+def test_every_consumable_the_guide_uses_is_on_the_bom():
+    named = [c for c in CONSUMABLES if c.lower() in ASSEMBLY.lower()]
+    assert len(named) >= 15, f"the vocabulary no longer matches the guide: {named}"
+    assert consumables_missing(ASSEMBLY, BOM) == []
+
+
+def test_a_consumable_missing_from_the_bom_is_caught():
+    assert consumables_missing(ASSEMBLY, BOM.replace("epoxy", "glue")) == ["epoxy"]

@@ -129,7 +129,7 @@ def test_the_wall_check_fails_on_a_low_block(monkeypatch):
 def test_joints_clear_everything_in_the_box():
     """No block touches a bought part, the wire way, or the bowl and its load path."""
     envs = [components.harness(), components.load_cell(), components.esp32(), components.carrier(),
-            components.hx711(), components.stop_screw(), components.reed_switch()]
+            components.hx711(), components.stop_screw(), components.reed_with_leads()]
     hx0, hy0, hz0, hx1, hy1, hz1 = P.harness_box()
     envs.append(cq.Solid.makeBox(hx1 - hx0 + 30.0, hy1 - hy0, hz1 - hz0, cq.Vector(hx0 - 30.0, hy0, hz0)))
     for j in split.joints():
