@@ -63,6 +63,20 @@ BUTTONS = BUTTON_PIN_NAMES   # as the world and the page name them
 EGGS = EGG_COLOURS
 
 
+# From a take asked for to the nest's verdict, another take is refused (the page says "judging"):
+# the board ends an attempt at most AFTER_HAND_MS + MOVING_MAX_MS (gulo.turnflow: 1 s + 3 s) after
+# the hand left, and the world's hand stays ~1.5 s; past this without a verdict, takes go on.
+JUDGE_MAX_S = 8.0
+
+
+class Refused(NestError):
+    """A request refused for a reason the page words in its language (`code`, i18n.js refusedCode)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
 def shaky_mishap(rng, chance, colour, nest, pole_seated, window_ms):
     """What a shaky hand taking a `colour` egg does besides, or None.
 
@@ -118,6 +132,8 @@ class NestSession:
         self._reactions = 0            # the board's action and note lines so far: a press's answer
         self._take_lock = asyncio.Lock()
         self._hand_until_ms = 0        # world time at which the last take's hand leaves the bowl
+        self._verdicts = 0             # the board's action lines so far
+        self._judged = (None, 0.0)     # (verdicts at the take asked for, until when), while judged
 
     # ---- life cycle -----------------------------------------------------------------------------
 
@@ -217,6 +233,8 @@ class NestSession:
         self.remember(obj)
         if obj.get("ev") in ("action", "note"):
             self._reactions += 1
+        if obj.get("ev") in ("action", "undo"):
+            self._verdicts += 1
         if "ev" in obj:
             self._ask_status_soon()
 
@@ -343,7 +361,7 @@ class NestSession:
         finally:
             await asyncio.to_thread(control.release, name)
         if self._reactions == seen:
-            raise NestError(f"the nest did not answer the {name} button: press it again")
+            raise Refused("no_answer", f"the nest did not answer the {name} button: press it again")
 
     async def _take(self, msg):
         colour = str(msg.get("colour", ""))
@@ -360,7 +378,12 @@ class NestSession:
         async with self._take_lock:
             world = await asyncio.to_thread(control.world)
             if world["t_ms"] < self._hand_until_ms:
-                raise NestError("take: a hand is still in the bowl")
+                raise Refused("hand", "take: a hand is still in the bowl")
+            mark, until = self._judged
+            if mark == self._verdicts and time.monotonic() < until:
+                raise Refused("judging", "take: the nest is judging the last egg")
+            if self.status and self.status.get("phase") == "attempt" and not self.status.get("prompt"):
+                self._judged = (self._verdicts, time.monotonic() + JUDGE_MAX_S)
             answer = await asyncio.to_thread(control.take, colour, hand)
             if not answer.get("ok"):
                 raise NestError(answer.get("error", "take: refused"))
@@ -448,7 +471,8 @@ def make_app(session):
                     req = parse_request(msg.data)
                     reply = await session.do(req)
                 except (ValueError, NestError) as e:
-                    reply = {"type": "done", "op": None, "ok": False, "error": str(e)}
+                    reply = {"type": "done", "op": None, "ok": False, "error": str(e),
+                             "code": getattr(e, "code", None)}
                     if isinstance(req, dict) and isinstance(req.get("op"), str):
                         reply["op"] = req["op"]
                 queue.put_nowait(json.dumps(reply))
