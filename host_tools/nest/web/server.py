@@ -17,14 +17,16 @@ hand is in the bowl, and the firmware judges it like any other.
 
 import asyncio
 import contextlib
+import fcntl
 import json
+import os
 import random
 import threading
 import time
 from pathlib import Path
 
 import serial
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from gulo import board as pins
 from gulo import ledview
@@ -104,6 +106,29 @@ def led_layout():
             "gulos": ledview.GULOS, "colours": ledview.COLOURS, "notes": NOTES}
 
 
+LOCK_NAME = ".nest-web.lock"   # in the flash folder: one `nest web` per folder
+CLOSE_S = 1.0             # at stop, each open page's socket is closed within this
+
+
+def lock_flash(flash_dir, port):
+    """Hold the flash folder for this process (flock on LOCK_NAME, released when the process ends,
+    however it ends) and name the holder in the file; a NestError naming the holder if another
+    `nest web` holds it. Two boards on one folder would write the same game log and world."""
+    folder = Path(flash_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(fd, 200).decode(errors="replace").strip() or "another process"
+        os.close(fd)
+        raise NestError(f"--flash {folder}: already in use by {holder}; stop it first (Ctrl-C), "
+                        "or give another --flash folder") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"nest web (pid {os.getpid()}, port {port})\n".encode())
+    return fd
+
+
 class NestSession:
     """The virtual nest and everything the pages share: board, console, world, history."""
 
@@ -118,6 +143,7 @@ class NestSession:
         self.port = None
         self.loop = None
         self.clients = set()
+        self.sockets = set()           # the pages' open WebSockets, closed at stop
         self.history = []
         self.status = None
         self.leds = None
@@ -455,6 +481,7 @@ def make_app(session):
         await ws.prepare(request)
         queue = asyncio.Queue()
         session.clients.add(queue)
+        session.sockets.add(ws)
 
         async def sender():
             await ws.send_str(json.dumps(session.snapshot()))
@@ -478,6 +505,7 @@ def make_app(session):
                 queue.put_nowait(json.dumps(reply))
         finally:
             session.clients.discard(queue)
+            session.sockets.discard(ws)
             task.cancel()
         return ws
 
@@ -509,5 +537,10 @@ async def serve(session, port=8765, on_ready=None, stop=None):
     finally:
         for t in tasks:
             t.cancel()
+        # An open page would hold the runner's cleanup until its socket closes (aiohttp's shutdown
+        # timeout, 60 s): every socket is closed first, each page reconnects to the next start.
+        for ws in list(session.sockets):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(code=WSCloseCode.GOING_AWAY), CLOSE_S)
         await runner.cleanup()
         await asyncio.to_thread(session.stop)
