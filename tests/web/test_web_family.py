@@ -103,6 +103,7 @@ def kinds(page, kind):
 def new_game(page, players=2, variant="standard", seed=5):
     page.select_option("#players-n", str(players))
     page.select_option("#variant", variant)
+    page.check("#maker")  # the seed is the maker's
     page.fill("#seed", str(seed))
     page.click("#new-game button[type=submit]")
     page.wait_for_timeout(200)
@@ -327,7 +328,9 @@ def test_a_phone_shows_what_matters_in_one_screen(browser, server):
     pg = open_page(browser, server.url, viewport={"width": 380, "height": 740}, is_mobile=True,
                    has_touch=True)
     try:
-        for sel in ("#prompt", "#bowl", "button[data-button=REVEAL]", "button[data-world=pour_back]"):
+        # The prompt, the bowl and the path (its last tile, Gulo junior) in the first screen.
+        for sel in ("#prompt", "#bowl", "#tiles", "#tiles .junior", "button[data-button=REVEAL]",
+                    "button[data-world=pour_back]"):
             box = pg.locator(sel).bounding_box()
             assert box["y"] + box["height"] <= 740, f"{sel} is below the fold ({box})"
             assert box["x"] >= 0 and box["x"] + box["width"] <= 380, sel

@@ -153,6 +153,7 @@ def test_a_game_to_a_win_with_alarms_and_a_last_egg(page, lang):
     before = {k: kinds(page, k) for k in ("new", "win", "alarm", "last-egg")}
     page.select_option("#players-n", str(PLAYERS))
     page.select_option("#variant", VARIANT)
+    page.check("#maker")  # the seed is the maker's
     page.fill("#seed", str(SEED))
     page.click("#new-game button[type=submit]")
     wait_app(page, "a.positions === '0,0' && a.winner === ''")

@@ -76,6 +76,7 @@ def take_out(page, colour):
 def new_game(page, seed=5):
     page.select_option("#players-n", "2")
     page.select_option("#variant", "standard")
+    page.check("#maker")  # the seed is the maker's
     page.fill("#seed", str(seed))
     page.click("#new-game button[type=submit]")
     page.wait_for_timeout(200)
@@ -293,3 +294,50 @@ def test_words_by_rule_in_every_language(page, lang):
     # What the page shows now, history included, holds no hedge either.
     assert not HEDGES.search(page.inner_text("body"))
     page.select_option("#lang", "en")
+
+
+# ---- 7. a table, not a panel -------------------------------------------------------------------------
+
+MAKER_ONLY = ("#seed", "#chance", "#buzzer", "#path-leds", ".strip-caption", "code")
+
+
+def test_a_table_with_a_winding_path_and_the_maker_s_controls_behind_a_switch(page):
+    page.select_option("#lang", "en")
+    if page.is_checked("#maker"):
+        page.uncheck("#maker")
+    for sel in MAKER_ONLY:
+        assert not page.locator(sel).first.is_visible(), sel
+    assert not page.locator("#events li time").first.is_visible()   # no timestamps for a family
+    text = page.inner_text("body")
+    assert "Hz" not in text and "nest replay" not in text and "mishap" not in text, text
+    # The path winds: every tile lies beside the one before it (along a row, or under it at a
+    # row's end), from the start to Gulo junior.
+    boxes = page.evaluate("[...document.querySelectorAll('#tiles > li')].map((e) => "
+                          "{const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height];})")
+    rows = {round(b[1]) for b in boxes}
+    assert len(rows) >= 3, boxes
+    for (x0, y0, w, h), (x1, y1, _, _) in zip(boxes, boxes[1:], strict=False):
+        beside = abs(y1 - y0) < 2 and abs(abs(x1 - x0) - w) < w * 0.5
+        under = abs(x1 - x0) < 2 and 0 < y1 - y0 < h * 1.6
+        assert beside or under, ((x0, y0), (x1, y1))
+    # Gulos are figures (a head with ears), not numbered dots.
+    ears = page.evaluate("getComputedStyle(document.querySelector('#tiles .gulo'), '::before').content")
+    assert ears not in ("none", "normal"), ears
+    # A win's summary comes under the prompt: the bowl stays where it was.
+    before = page.locator("#bowl").bounding_box()
+    page.evaluate("document.getElementById('summary').hidden = false")
+    try:
+        after = page.locator("#bowl").bounding_box()
+        assert abs(after["x"] - before["x"]) < 2, (before, after)
+    finally:
+        page.evaluate("document.getElementById('summary').hidden = true")
+    # The maker's switch shows them all, and is kept across a reload.
+    page.check("#maker")
+    for sel in MAKER_ONLY:
+        assert page.locator(sel).first.is_visible(), sel
+    page.reload()
+    page.wait_for_selector("#app[data-phase]:not([data-phase=''])", timeout=WAIT_MS)
+    assert page.is_checked("#maker") and page.locator("#seed").is_visible()
+    page.screenshot(path=str(ARTIFACTS / "web-table.png"))
+    page.uncheck("#maker")
+    assert page.errors == []

@@ -17,6 +17,7 @@ const plural = (lang, n, forms) => `${n} ${forms[new Intl.PluralRules(lang).sele
 const en = {
   lang: "English",
   title: "Gulo Gulo", subtitle: "on the virtual nest",
+  maker: "maker", boardLabel: "the board: LEDs and buzzer",
   colour: { G: "green", Y: "yellow", R: "red", B: "blue", P: "purple", J: "Gulo junior" },
   eggs: (c, n) => (n === 1 ? `one ${en.colour[c]} egg` : `${n} ${en.colour[c]} eggs`),
   anEgg: (c) => `a ${en.colour[c]} egg`,
@@ -125,6 +126,7 @@ const en = {
 const de = {
   lang: "Deutsch",
   title: "Gulo Gulo", subtitle: "am virtuellen Nest",
+  maker: "Werkstatt", boardLabel: "die Platine: LEDs und Summer",
   colour: { G: "grün", Y: "gelb", R: "rot", B: "blau", P: "lila", J: "Klein-Gulo" },
   // German declines the adjective: ein rotes Ei, das rote Ei, zwei rote Eier (lila stays as it is).
   adj: { G: "grün", Y: "gelb", R: "rot", B: "blau", P: "lila" },
@@ -234,6 +236,7 @@ const de = {
 const fr = {
   lang: "Français",
   title: "Gulo Gulo", subtitle: "sur le nid virtuel",
+  maker: "atelier", boardLabel: "la carte : LED et buzzer",
   colour: { G: "vert", Y: "jaune", R: "rouge", B: "bleu", P: "violet", J: "petit Gulo" },
   plural: { G: "verts", Y: "jaunes", R: "rouges", B: "bleus", P: "violets" },
   eggs: (c, n) => (n === 1 ? `un œuf ${fr.colour[c]}` : `${n} œufs ${fr.plural[c]}`),

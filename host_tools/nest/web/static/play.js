@@ -443,6 +443,7 @@ function showPath(s) {
       up ? SYMBOLS[c] : "?"), k));
   }
   tiles.append(cell("tile junior", T.junior, SYMBOLS.J));
+  wind(tiles);
   glide(tiles, was);
   const players = $("players");
   players.replaceChildren(...s.positions.map((pos, p) => {
@@ -452,6 +453,21 @@ function showPath(s) {
     return li;
   }));
   $("deck-info").textContent = T.deck(s.deck.length, s.drawn, s.variant);
+}
+
+function wind(tiles) {
+  // The path winds as on the box's board: rows of PATH_COLS tiles, every other row walked back,
+  // so the next tile is always beside the last one (the start top left, Gulo junior at the end).
+  const cols = Number(getComputedStyle(tiles).getPropertyValue("--cols")) || 7;
+  [...tiles.children].forEach((li, i) => {
+    const row = Math.floor(i / cols);
+    const col = row % 2 === 0 ? i % cols : cols - 1 - (i % cols);
+    li.style.gridRow = String(row + 1);
+    li.style.gridColumn = String(col + 1);
+    // Where the path goes on from here: along the row, or down at its end.
+    const last = i === tiles.children.length - 1;
+    li.dataset.turn = last ? "" : (i % cols === cols - 1 ? "down" : row % 2 === 0 ? "right" : "left");
+  });
 }
 
 function gulosAt(tiles) {
@@ -491,7 +507,12 @@ function marker(p, turn) {
   const c = layout ? layout.gulos[p] : [200, 200, 200];
   m.style.background = `rgb(${c.join(",")})`;
   m.style.color = textOn(c);
-  m.textContent = p + 1;
+  // A Gulo figure (a head with two ears, in its colour) with its number, as the box's wooden Gulos
+  // carry their colour; the number tells them apart without colour.
+  const n = document.createElement("span");
+  n.className = "n";
+  n.textContent = p + 1;
+  m.append(n);
   m.title = T.gulo(p);
   return m;
 }
@@ -764,7 +785,17 @@ function init() {
   });
   $("appeal-no").addEventListener("click", () => $("confirm-appeal").close());
   $("sound").addEventListener("click", toggleSound);
+  // The maker's view (seed, mishap chance, the board's LEDs and buzzer, times in the history):
+  // off for a family, kept across reloads for a maker.
+  $("maker").checked = localStorage.getItem("gulo-maker") === "on";
+  document.body.dataset.maker = $("maker").checked ? "on" : "";
+  $("maker").addEventListener("change", () => {
+    document.body.dataset.maker = $("maker").checked ? "on" : "";
+    localStorage.setItem("gulo-maker", $("maker").checked ? "on" : "");
+  });
   $("lang").addEventListener("change", () => applyLanguage($("lang").value));
+  // The path's rows change with the width (play.css --cols): wound again when they do.
+  window.matchMedia("(max-width: 560px)").addEventListener("change", () => { if (status) showPath(status.state); });
   document.addEventListener("pointerdown", () => { if (!soundChosen) startAudio(); }, { capture: true });
   document.addEventListener("keydown", onKey);
   applyLanguage(pickLanguage());
