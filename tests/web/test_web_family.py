@@ -359,6 +359,9 @@ def test_a_restart_mid_round_keeps_the_bowl_and_the_game_goes_on(page, server):
     # The page resyncs (it threw on the second welcome once), and the bowl is as it was left: the
     # virtual nest keeps its world beside the flash folder (it came back full, 22 eggs, before).
     wait_app(page, f"a.positions === '{before['positions']}' && a.turn === '1' && a.nest === '21'")
+    # The history keeps the game so far (from the board's game log), not only the restart's line.
+    taken_line = "document.querySelector('#events').textContent.includes('Gulo 1 takes a')"
+    page.wait_for_function(taken_line, timeout=WAIT_MS)
     page.wait_for_function("[...document.querySelectorAll('#path-leds .led')].some((e) => e.dataset.rgb)",
                            timeout=WAIT_MS)
     # The next alarm: every egg goes back and the game goes on (it waited for eggs forever before).

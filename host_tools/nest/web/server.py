@@ -30,6 +30,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from gulo import board as pins
 from gulo import ledview
+from gulo.rules import Game, RuleError
 from gulo.vocab import BUTTON_PIN_NAMES, EGG_COLOURS, NOTES
 from nest.appboard import start_app_board
 from nest.boardconsole import json_line
@@ -283,6 +284,28 @@ class NestSession:
         with contextlib.suppress(NestError):
             await self.call("status")
 
+    async def restore_history(self):
+        """The game so far, as the history's action lines, from the board's game log (`log
+        current`), each outcome worked out again by the rules: a restart keeps what happened, not
+        only its last line. The log crossed a wire: anything that does not replay is left out."""
+        with contextlib.suppress(NestError):
+            answer = await self.call("log", name="current")
+            if not answer.get("ok"):
+                return
+            events = []
+            try:
+                lines = [json.loads(x) for x in answer["lines"]]
+                setup = lines[0]["setup"]
+                game = Game(setup["players"], setup["variant"], setup["path"], setup["deck"])
+                for line in lines[1:]:
+                    action = {k: line[k] for k in ("do", "colour", "egg", "cause") if k in line}
+                    events.append({"ev": "action", "action": action, "outcome": game.apply(action),
+                                   "restored": True})
+            except (ValueError, KeyError, TypeError, IndexError, RuleError):
+                return
+            self.history[:0] = [dict(e, t=None) for e in events]
+            del self.history[:-HISTORY]
+
     # ---- pushing to the pages -------------------------------------------------------------------
 
     def broadcast(self, msg):
@@ -520,6 +543,7 @@ async def serve(session, port=8765, on_ready=None, stop=None):
     """Start the board, serve the page on 127.0.0.1:port until `stop` (an asyncio.Event) is set."""
     loop = asyncio.get_running_loop()
     await asyncio.to_thread(session.start, loop)
+    await session.restore_history()
     tasks = [asyncio.create_task(f()) for f in (session.poll_leds, session.poll_world, session.poll_status)]
     runner = web.AppRunner(make_app(session), access_log=None)
     await runner.setup()
