@@ -430,7 +430,7 @@ function showPath(s) {
       li.setAttribute("aria-label", li.getAttribute("aria-label") + T.here(T.list(ps.map(T.gulo))));
       const box = document.createElement("span");
       box.className = "on-tile";
-      for (const p of ps) box.append(marker(p, s.turn));
+      for (const p of ps) box.append(Object.assign(marker(p, s.turn), { tile: k }));
       li.append(box);
     }
     return li;
@@ -471,8 +471,14 @@ function wind(tiles) {
 }
 
 function gulosAt(tiles) {
+  // Where each Gulo stands: its tile, and its place on the board (not in the window: a layout
+  // that moved the whole board between two drawings is no move of a Gulo).
   const at = {};
-  for (const m of tiles.querySelectorAll(".gulo")) at[m.dataset.p] = m.getBoundingClientRect();
+  const board = tiles.getBoundingClientRect();
+  for (const m of tiles.querySelectorAll(".gulo")) {
+    const r = m.getBoundingClientRect();
+    at[m.dataset.p] = { tile: m.tile, left: r.left - board.left, top: r.top - board.top };
+  }
   return at;
 }
 
@@ -481,12 +487,12 @@ function glide(tiles, was) {
   // place, shifted back, then let go), so a child sees where it went; nothing moves for those who
   // ask for reduced motion.
   if (window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  const now = gulosAt(tiles);
   for (const m of tiles.querySelectorAll(".gulo")) {
     const old = was[m.dataset.p];
-    if (!old) continue;
-    const now = m.getBoundingClientRect();
-    const dx = old.left - now.left;
-    const dy = old.top - now.top;
+    if (!old || old.tile === m.tile) continue;   // only a Gulo that changed tile moves
+    const dx = old.left - now[m.dataset.p].left;
+    const dy = old.top - now[m.dataset.p].top;
     if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
     m.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }],
       { duration: 600, easing: "ease-in-out" });
