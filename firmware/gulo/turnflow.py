@@ -71,6 +71,7 @@ class TurnFlow:
         self.confirm_last = 0       # when it ends whatever the nest does
         self.prompt = None          # what the device asks for while it waits (SETTLE, pole out)
         self.need = None            # with an eggs prompt: {"back": {c: n}} / {"out": {c: n}}, or None
+        self.need_for = None        # (grams off, the game's nest, what _need found) last worked out
         self.last = None            # the last engine outcome, with "t_ms", for the animations
         self.menu = {}              # {"players": n, "variant": v, "back": phase} while in MENU
         self.back = SETTLE          # where end_calibration() goes after CALIBRATE
@@ -338,8 +339,14 @@ class TurnFlow:
         w = self.weigher
         off = self.bag_grams() - w.deficit_g()   # grams the bowl holds beyond the game's nest
         nest = self.game.nest
-        need = nestcheck.asked(nestcheck.differ(off, nest, NEST_FULL, w.masses, w.tolerance_g()),
-                               nest, NEST_FULL)
+        tol = w.tolerance_g()
+        # Worked out again only when the bowl or the game changed: the flow asks at every sample
+        # while it waits, and the search takes 5-170 ms on the board (docs/play-page.md).
+        last = self.need_for
+        if last is not None and abs(last[0] - off) < tol / 2 and last[1] == nest:
+            return last[2]
+        need = nestcheck.asked(nestcheck.differ(off, nest, NEST_FULL, w.masses, tol), nest, NEST_FULL)
+        self.need_for = (off, dict(nest), need or None)
         return need or None
 
     def _why_not(self):

@@ -315,6 +315,29 @@ def test_a_weight_fewer_eggs_explain_too_names_none_but_asks_to_pour_all_back():
     assert b.flow.phase == PICK and b.flow.need is None
 
 
+def test_the_eggs_asked_for_are_worked_out_once_per_weight_not_per_sample():
+    import gulo.nestcheck as nestcheck
+
+    calls = []
+    differ = nestcheck.differ
+
+    def counting(*a):
+        calls.append(a[0])
+        return differ(*a)
+
+    nestcheck.differ = counting
+    try:
+        b = started()
+        b.grams -= 36        # three eggs out early: the nest waits, sample after sample
+        b.run(4000)
+        assert b.flow.need is not None and len(calls) <= 2, len(calls)
+        b.grams += 20        # two of them back: one more search, for the new weight
+        b.run(4000)
+        assert b.flow.need == {"back": {"R": 1}} and len(calls) <= 4, len(calls)
+    finally:
+        nestcheck.differ = differ
+
+
 def test_a_single_egg_or_a_pair_no_other_change_weighs_is_named():
     b = started()
     b.grams -= 20   # two green eggs: nothing else of two or three eggs weighs 20 g
