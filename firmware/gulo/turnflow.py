@@ -20,7 +20,8 @@
 #            buttons change nothing. Leaving it relearns the nest and goes on from SETTLE (or WON).
 #   (the players' appeal, docs/rules.md "The players have the last word": undo() takes back the
 #   last verdict from SETTLE, PICK or ATTEMPT and goes on from SETTLE, where the existing prompts
-#   name the egg to put back in or take out again; call() sounds an alarm in ATTEMPT or CONFIRM)
+#   name the egg to put back in or take out again; call() sounds an alarm in ATTEMPT or CONFIRM,
+#   or replaces a success judged less than CALL_AFTER_MS ago)
 #
 # Only this class sets its phase: the menu and the calibration's pause are its own methods.
 
