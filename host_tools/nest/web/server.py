@@ -116,8 +116,12 @@ def lock_flash(flash_dir, port):
     however it ends) and name the holder in the file; a NestError naming the holder if another
     `nest web` holds it. Two boards on one folder would write the same game log and world."""
     folder = Path(flash_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise NestError(f"--flash {folder}: cannot use it as the board's flash folder ({e.strerror})",
+                        status=2) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
