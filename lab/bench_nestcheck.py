@@ -26,6 +26,8 @@ CASES = [
     ("ambiguous: -24 g (G+Y or P+P)", -24.0, {"R": 1, "Y": 1}),
     ("nothing fits: +5 g (the whole tree)", 5.0, {"R": 1, "Y": 1}),
     ("nothing fits, 12 eggs out", 5.0, {"G": 3, "Y": 3, "R": 3, "B": 2, "P": 1}),
+    ("-36 g, 1 out (B+B, or G+G+R)", -36.0, {"Y": 1}),
+    ("-138 g, 10 eggs on the table", -138.0, {}),
 ]
 SCRIPT = """
 import time, json

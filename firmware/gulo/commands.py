@@ -46,7 +46,8 @@ def _dispatch(nest, cmd, args, id):
     if cmd in ("status", "state"):
         # the fault: the HX711's (unplugged, saturated) first, else the nest's (gulo.nestfault)
         print(answer(cmd, id, phase=flow.phase, prompt=flow.prompt, need=flow.need,
-                     fault=nest.fault or nest.watch.detail(), appeal=flow.appeal(), state=flow.game.state()))
+                     fault=nest.fault or nest.watch.detail(), appeal=flow.appeal(now),
+                     state=flow.game.state()))
     elif cmd == "new":
         values = nest.config.values
         nest.start_game(args.get("players", values["players"]), args.get("variant", values["variant"]),

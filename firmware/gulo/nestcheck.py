@@ -7,20 +7,23 @@
 #       off_g  grams the bowl's eggs weigh beyond the game's `nest` (negative: eggs missing)
 #       ->  {}                 the weight is the game's nest
 #           {"R": -1, "Y": 1}  the fewest eggs that explain it: a red egg missing, a yellow too many
-#           None               nothing fits within tol_g, or two different changes of that fewest
-#                              number of eggs do (the weight cannot tell them apart)
+#           None               nothing fits within tol_g, or another change of as many eggs or of
+#                              one egg more fits too (the weight cannot tell them apart: 36 g is
+#                              two blue eggs, or two green and a red one, and a family that took
+#                              three eggs must not be asked for two it never took)
 #   asked(d, nest, full) -> the prompt's eggs: {"back": {...}, "out": {...}} (see there)
 
 
 def differ(off_g, nest, full, masses, tol_g):
-    """The fewest eggs per colour whose weight is `off_g` within `tol_g` (see the module)."""
+    """The fewest eggs per colour whose weight is `off_g` within `tol_g`, when no other change
+    of at most one egg more fits (see the module)."""
     cols = [c for c in full]
     s = _Search([int(masses[c] * 100 + 0.5) for c in cols],
                 [-nest[c] for c in cols],            # every egg of the colour gone from the bowl
                 [full[c] - nest[c] for c in cols],   # every egg of the colour back in it
                 int(tol_g * 100))
     s.run(0, int(off_g * 100 + (0.5 if off_g >= 0 else -0.5)), 0)
-    if s.best is None or s.twice:
+    if s.best is None or s.second <= s.fewest + _SPARE:
         return None
     d = {}
     for i in range(len(cols)):
@@ -29,9 +32,17 @@ def differ(off_g, nest, full, masses, tol_g):
     return d
 
 
+# A change that fits with this many eggs more than the fewest makes the weight ambiguous. One:
+# eggs are taken and put back one by one, so the change a family made is rarely far from the
+# fewest that fit; a change of two eggs more is not looked for (it would make nearly every
+# weight of two eggs or more ambiguous, and the search longer).
+_SPARE = 1
+
+
 class _Search:
     """A depth-first search over the colours, fewest eggs first, cut by the fewest eggs found so
-    far (and the eggs the weight left still needs) and by what the colours left can still weigh.
+    far plus _SPARE (and the eggs the weight left still needs) and by what the colours left can
+    still weigh.
     At most prod(full[c] + 1) = 3888 changes for a nest of 22 eggs; cut, far fewer
     (docs/play-page.md gives the time on the board)."""
 
@@ -50,26 +61,27 @@ class _Search:
         self.heaviest = max(m)
         self.fewest = 1 << 30
         self.best = None  # type: list | None
-        self.twice = False   # another change of as few eggs fits too
+        self.second = 1 << 30   # the fewest eggs of any other change that fits
         self.d = [0] * n     # the change being tried
 
     def run(self, i, left, eggs):
         # `left`: centigrams the change so far leaves unexplained; `eggs`: eggs changed so far.
         tol = self.tol
         far = left if left >= 0 else -left
-        if eggs > self.fewest:
+        bound = self.fewest + _SPARE
+        if eggs > bound:
             return
         # what is left needs this many more eggs at least, at the heaviest egg each
-        if far >= tol and eggs + (far - tol) // self.heaviest + 1 > self.fewest:
+        if far >= tol and eggs + (far - tol) // self.heaviest + 1 > bound:
             return
         if i == len(self.d):
             if far < tol:
                 if eggs < self.fewest:
+                    self.second = self.fewest   # the change found before is one more that fits
                     self.fewest = eggs
                     self.best = list(self.d)
-                    self.twice = False
-                elif self.best != self.d:
-                    self.twice = True
+                elif eggs < self.second and self.best != self.d:
+                    self.second = eggs
             return
         if left > self.most[i] + tol or left < self.least[i] - tol:
             return

@@ -21,7 +21,8 @@
 #   (the players' appeal, docs/rules.md "The players have the last word": undo() takes back the
 #   last verdict from SETTLE, PICK or ATTEMPT and goes on from SETTLE, where the existing prompts
 #   name the egg to put back in or take out again; call() sounds an alarm in ATTEMPT or CONFIRM, as
-#   Menu then Blue does on the device: the menu opens in CONFIRM too and holds the verdict)
+#   Menu then Blue does on the device: the menu opens in CONFIRM too and holds the verdict; or it
+#   replaces a success judged less than CALL_AFTER_MS ago)
 #
 # Only this class sets its phase: the menu and the calibration's pause are its own methods.
 
@@ -46,32 +47,13 @@ CALIBRATE = "calibrate"
 # rim), the attempt waits for it to come to rest, at most MOVING_MAX_MS more.
 AFTER_HAND_MS = 1000
 MOVING_MAX_MS = 3000
+# The players may call the EGG ALARM the nest missed this long after it judged a take a success
+# (the call replaces that verdict): a parent sees the egg knock the pole as the nest chimes, and
+# reaches for the button after it. Not a measured figure: a few seconds, long enough for a
+# reaching hand, short enough that the next player has not started (a pick ends it anyway).
+CALL_AFTER_MS = 5000
 _POLL_MS = 20     # while the nest moves past the end: look again this often
 EGGS_BACK = "put the eggs back into the nest"   # the prompt; its note names the eggs (back, out)
-
-
-def _explain(grams, can, masses, tol):
-    """{colour: n} for the one egg, or the one pair of eggs, whose mass is `grams` within `tol`,
-    among the colours `can` allows (colour -> how many); None if none or several fit."""
-    found = None
-    for c in EGG_COLOURS:
-        if can[c] > 0 and abs(masses[c] - grams) < tol:
-            if found:
-                return None
-            found = {c: 1}
-    if found:
-        return found
-    cols = [c for c in EGG_COLOURS if can[c] > 0]
-    for i in range(len(cols)):
-        for j in range(i, len(cols)):
-            a, b = cols[i], cols[j]
-            if a == b and can[a] < 2:
-                continue
-            if abs(masses[a] + masses[b] - grams) < tol:
-                if found:
-                    return None
-                found = {a: 2} if a == b else {a: 1, b: 1}
-    return found
 
 
 class TurnFlow:
@@ -91,6 +73,7 @@ class TurnFlow:
         self.confirm_last = 0       # when it ends whatever the nest does
         self.prompt = None          # what the device asks for while it waits (SETTLE, pole out)
         self.need = None            # with an eggs prompt: {"back": {c: n}} / {"out": {c: n}}, or None
+        self.need_for = None        # (grams off, the game's nest, what _need found) last worked out
         self.last = None            # the last engine outcome, with "t_ms", for the animations
         self.menu = {}              # {"players": n, "variant": v, "back": phase} while in MENU
         self.back = SETTLE          # where end_calibration() goes after CALIBRATE
@@ -215,7 +198,8 @@ class TurnFlow:
             self.word = True
             self.weigher.reset(0)
             return []
-        if name == "B" and self.phase == MENU and self.menu["back"] in (ATTEMPT, CONFIRM):
+        if name == "B" and self.phase == MENU and (self.menu["back"] in (ATTEMPT, CONFIRM)
+                                                   or self._late_call(t_ms)):
             # Menu, then Blue: the players call the EGG ALARM the nest missed (the menu (_menu_press)
             # offers G, Y, R and Reveal; Blue is free). The menu closes, the attempt is judged.
             self.phase = self.menu["back"]
@@ -349,20 +333,24 @@ class TurnFlow:
         return [note]
 
     def _need(self):
-        """Which eggs the nest lacks ({"back": {c: n}}) or holds too many ({"out": {c: n}}, eggs
-        taken this round and put back), from the weight it is off by: one egg, or a pair that no
-        other pair explains (the class tolerance keeps single colours apart). None when the
-        weight names no egg for sure: the prompt then stays general."""
+        """What the prompt names, as nestcheck.asked gives it: the eggs the bowl lacks ({"back"})
+        or holds too many ({"out"}: eggs of this round put back), from the weight it is off by.
+        Eggs can be missing only of those the game has in the nest, and too many only of those it
+        has out this round (the players' bags). A weight that more than one change explains
+        (nestcheck.differ) names none: {"pour": True, "out": the round's eggs}, every egg back
+        and the round's eggs out again, never eggs that may not be on the table."""
         w = self.weigher
-        off = w.deficit_g() - self.bag_grams()   # > 0: eggs missing; < 0: eggs too many
-        key = "back" if off > 0 else "out"
+        off = self.bag_grams() - w.deficit_g()   # grams the bowl holds beyond the game's nest
         nest = self.game.nest
-        # Eggs that can be missing are those the game has in the nest; extra ones, those out.
-        can = {}
-        for c in EGG_COLOURS:
-            can[c] = nest[c] if off > 0 else NEST_FULL[c] - nest[c]
-        eggs = _explain(off if off > 0 else -off, can, w.masses, w.tolerance_g())
-        return {key: eggs} if eggs else None
+        tol = w.tolerance_g()
+        # Worked out again only when the bowl or the game changed: the flow asks at every sample
+        # while it waits, and the search takes 5-170 ms on the board (docs/play-page.md).
+        last = self.need_for
+        if last is not None and abs(last[0] - off) < tol / 2 and last[1] == nest:
+            return last[2]
+        need = nestcheck.asked(nestcheck.differ(off, nest, NEST_FULL, w.masses, tol), nest, NEST_FULL)
+        self.need_for = (off, dict(nest), need or None)
+        return need or None
 
     def _why_not(self):
         if self.phase == CALIBRATE:
@@ -400,11 +388,20 @@ class TurnFlow:
 
     # ---- the players' appeal (docs/rules.md, "The players have the last word") ----------------
 
-    def appeal(self):
+    def appeal(self, t_ms):
         """What the players may overrule now (the play page's buttons; undo and call refuse the
         rest with the reason): {"undo": bool, "call": bool}."""
         return {"undo": self.phase in (SETTLE, PICK, ATTEMPT) and self.game.can_undo(),
-                "call": self.phase in (ATTEMPT, CONFIRM)}
+                "call": self.phase in (ATTEMPT, CONFIRM) or self._late_call(t_ms)}
+
+    def _late_call(self, t_ms):
+        """The last verdict was a success, judged less than CALL_AFTER_MS ago, and nothing was
+        picked since (a pick is the engine's last outcome then): a call replaces it."""
+        last = self.last
+        phase = self.menu["back"] if self.phase == MENU else self.phase
+        return (phase in (SETTLE, PICK) and last is not None and last["event"] == "success"
+                and last.get("winner") is None and self.game.can_undo()
+                and diff(t_ms, last["t_ms"]) < CALL_AFTER_MS)
 
     def undo(self, t_ms):
         """Take back the last verdict (and the picks after it): the note {"undo": n, "outcome"}
@@ -444,7 +441,17 @@ class TurnFlow:
         return notes + self.undo(t_ms)
 
     def call(self, t_ms):
-        """An alarm the nest missed, called by the players: judged like any EGG ALARM."""
+        """An alarm the nest missed, called by the players: judged like any EGG ALARM. Called
+        within CALL_AFTER_MS of a success, it replaces that success: the note {"undo": 1} drops
+        its log line (its outcome says "replaced"), and the alarm is judged on the attempt."""
+        if self._late_call(t_ms):
+            self.phase = self.menu.get("back", self.phase) if self.phase == MENU else self.phase
+            self.menu = {}
+            outcome = self.game.undo()
+            outcome["t_ms"] = t_ms
+            outcome["replaced"] = True
+            return [{"undo": outcome["undone"], "outcome": outcome}] + \
+                self._act({"do": "alarm", "cause": "called"}, t_ms)
         if self.phase not in (ATTEMPT, CONFIRM):
             why = "no attempt is under way: undo the last verdict first" if self.game.can_undo() \
                 else "no attempt is under way"

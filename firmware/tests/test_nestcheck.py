@@ -87,3 +87,13 @@ def test_the_tolerance_is_strict_at_its_edge():
 
 def test_nest_grams():
     assert nest_grams(NEST_FULL, DEFAULT_MASSES) == 5 * (10 + 14 + 16 + 18) + 2 * 12
+
+
+def test_a_change_of_one_egg_more_that_fits_too_names_nothing():
+    # 36 g missing: two blue eggs, or two green and a red one (or green, purple, yellow)
+    assert check(-36.0, game_nest()) is None
+    # four green, a yellow, three red and two blue eggs on the table after a restart (138 g):
+    # five blue and three red eggs weigh that too, and so do many changes of nine eggs
+    assert check(-138.0, game_nest()) is None
+    # 20 g: only two green eggs, and no change of three eggs weighs 20 g
+    assert check(-20.0, game_nest()) == {"G": -2}

@@ -5,13 +5,13 @@ from gulo.turnflow import (
     AFTER_HAND_MS,
     ATTEMPT,
     CALIBRATE,
+    CALL_AFTER_MS,
     CONFIRM,
     EGGS_BACK,
     PICK,
     SETTLE,
     WON,
     TurnFlow,
-    _explain,
 )
 
 from gamekit import POUR_CONFIRM, game_with
@@ -295,16 +295,57 @@ def test_an_egg_of_this_round_put_back_is_named_as_staying_out():
     assert b.flow.phase == PICK and b.flow.need is None
 
 
-def test_a_weight_two_pairs_explain_is_not_named():
-    # 28 g missing: yellow + yellow, purple + red and green + blue all weigh that: no guess.
-    masses = {"G": 10, "P": 12, "Y": 14, "R": 16, "B": 18}
-    full = {"G": 5, "P": 2, "Y": 5, "R": 5, "B": 5}
-    assert _explain(28, full, masses, 1.0) is None
-    assert _explain(16.4, full, masses, 1.0) == {"R": 1}
-    assert _explain(20, full, masses, 1.0) == {"G": 2}      # only two greens weigh 20 g
-    assert _explain(20, dict(full, G=1), masses, 1.0) is None  # ...and one green is not two
-    assert _explain(24, dict(full, Y=0, B=0, R=0), masses, 1.0) == {"P": 2}
-    assert _explain(15, full, masses, 1.0) is None          # between two colours: no egg
+def test_a_weight_fewer_eggs_explain_too_names_none_but_asks_to_pour_all_back():
+    # A green egg won this round is in the bag. At "press Reveal" two green eggs and a red one
+    # are lifted out: 36 g, which two blue eggs weigh too. The nest must not ask for two blue
+    # eggs that are not on the table: every egg back, the round's green egg out again.
+    b = started()
+    b.notes += b.flow.button("reveal", b.t)   # GRYB: green demanded
+    b.grams -= 10
+    b.judged()
+    b.run(1500)
+    assert b.flow.phase == PICK and b.flow.game.nest["G"] == 4
+    b.grams -= 10 + 10 + 16
+    b.run(2500)
+    assert b.flow.phase == SETTLE
+    assert b.flow.need == {"pour": True, "out": {"G": 1}}, _prompts(b)
+    assert not any(n.get("back") == {"B": 2} for n in _prompts(b)), _prompts(b)
+    b.grams += 10 + 10 + 16
+    b.run(2500)
+    assert b.flow.phase == PICK and b.flow.need is None
+
+
+def test_the_eggs_asked_for_are_worked_out_once_per_weight_not_per_sample():
+    import gulo.nestcheck as nestcheck
+
+    calls = []
+    differ = nestcheck.differ
+
+    def counting(*a):
+        calls.append(a[0])
+        return differ(*a)
+
+    nestcheck.differ = counting
+    try:
+        b = started()
+        b.grams -= 36        # three eggs out early: the nest waits, sample after sample
+        b.run(4000)
+        assert b.flow.need is not None and len(calls) <= 2, len(calls)
+        b.grams += 20        # two of them back: one more search, for the new weight
+        b.run(4000)
+        assert b.flow.need == {"back": {"R": 1}} and len(calls) <= 4, len(calls)
+    finally:
+        nestcheck.differ = differ
+
+
+def test_a_single_egg_or_a_pair_no_other_change_weighs_is_named():
+    b = started()
+    b.grams -= 20   # two green eggs: nothing else of two or three eggs weighs 20 g
+    b.run(2500)
+    assert b.flow.need == {"back": {"G": 2}}, _prompts(b)
+    b.grams += 20 - 28  # green + blue, purple + red, two yellows: 28 g names nothing
+    b.run(5000)         # (an 8 g step is no egg: the weigher waits longer for its rest)
+    assert b.flow.need == {"pour": True}, _prompts(b)
 
 
 # ---- the players' appeal (docs/rules.md, "The players have the last word") ------------------------
@@ -402,11 +443,51 @@ def test_menu_opened_and_closed_while_an_egg_is_judged_lets_the_verdict_come():
 
 def test_the_appeal_says_what_the_players_may_overrule_now():
     b = started()
-    assert b.flow.appeal() == {"undo": False, "call": False}
+    assert b.flow.appeal(b.t) == {"undo": False, "call": False}
     b.notes += b.flow.button("reveal", b.t)
-    assert b.flow.appeal() == {"undo": False, "call": True}
+    assert b.flow.appeal(b.t) == {"undo": False, "call": True}
     b.grams -= 10
     b.run(800)
-    assert b.flow.phase == CONFIRM and b.flow.appeal() == {"undo": False, "call": True}
+    assert b.flow.phase == CONFIRM and b.flow.appeal(b.t) == {"undo": False, "call": True}
     b.run(AFTER_HAND_MS + 500)
-    assert b.flow.phase == PICK and b.flow.appeal() == {"undo": True, "call": False}
+    # a success: the players may still call the alarm for a while (it replaces the success)
+    assert b.flow.phase == PICK and b.flow.appeal(b.t) == {"undo": True, "call": True}
+    b.run(CALL_AFTER_MS)
+    assert b.flow.appeal(b.t) == {"undo": True, "call": False}
+
+
+def test_an_alarm_called_right_after_a_success_replaces_it():
+    b = started()
+    b.notes += b.flow.button("reveal", b.t)         # GRYB: green demanded
+    before = b.flow.game.state()
+    b.grams -= 10
+    b.judged()
+    assert b.verdicts()[-1]["event"] == "success" and b.flow.phase == PICK
+    notes = b.flow.call(b.t)
+    # the success leaves the log (one line), the alarm is judged on the same attempt
+    assert notes[0]["undo"] == 1 and notes[0]["outcome"]["replaced"] is True, notes
+    assert notes[1]["action"] == {"do": "alarm", "cause": "called"}
+    out = notes[1]["outcome"]
+    assert out["player"] == 0 and out["demand"] == "G" and out["from"] == before["positions"][0]
+    assert b.flow.game.turn == 1 and b.flow.game.nest["G"] == 5 and b.flow.phase == SETTLE
+
+
+def test_a_call_after_a_pick_or_an_alarm_or_the_window_replaces_nothing():
+    b = started()
+    b.notes += b.flow.button("reveal", b.t)
+    b.grams -= 10
+    b.judged()
+    b.run(1500)
+    b.notes += b.flow.button("reveal", b.t)          # player 1 picked: the call is on their take
+    notes = b.flow.call(b.t)
+    assert "undo" not in notes[0] and notes[0]["outcome"]["player"] == 1, notes
+    b.grams = FULL                                   # after an alarm every egg goes back
+    b.run(2500)
+    assert b.flow.phase == PICK and b.flow.game.turn == 0
+    assert b.flow.call(b.t)[0]["refused"] == "call"  # the last verdict is an alarm
+    b.notes += b.flow.button("reveal", b.t)          # player 0 again: tile 3 is yellow
+    b.grams -= 14
+    b.judged()
+    assert b.verdicts()[-1]["event"] == "success"
+    b.run(CALL_AFTER_MS)
+    assert b.flow.call(b.t)[0]["refused"] == "call"  # too late

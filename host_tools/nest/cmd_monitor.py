@@ -35,7 +35,10 @@ def describe(ev):
         who = f"Gulo {player + 1}" if isinstance(player, int) else "Gulo"
         demand = COLOUR_NAMES.get(out.get("demand"), out.get("demand"))
         back = out.get("undone")
-        return f"UNDO by the players ({back} action(s) taken back): {who} takes {demand} again", True
+        if out.get("replaced"):   # a call right after a success: the called alarm's line follows
+            return f"the players call the EGG ALARM instead of the last verdict ({who})", True
+        actions = "1 action" if back == 1 else f"{back} actions"
+        return f"UNDO by the players ({actions} taken back): {who} takes {demand} again", True
     if kind == "fault":
         return f"FAULT {ev.get('what')}: {ev.get('detail')}", True
     if kind == "fault_cleared":
@@ -92,7 +95,9 @@ def _asked(note):
     if note.get("back"):
         parts.append(f"put back {_eggs(note['back'])}")
     if note.get("out"):
-        parts.append(f"{_eggs(note['out'])} stay(s) out this round: take it out")
+        n = sum(note["out"].values())
+        parts.append(f"{_eggs(note['out'])} " + ("stays out this round: take it out" if n == 1 else
+                                                  "stay out this round: take them out"))
     return "; ".join(parts) if parts else note["prompt"]
 
 

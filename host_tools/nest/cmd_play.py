@@ -169,4 +169,8 @@ def describe(outcome, words=None):
             text += w.fmt("last_egg", c=w.colour_adj(c), g=g)
         return text
     why = w["why"].get(outcome["cause"], outcome["cause"])
+    if outcome["from"] == outcome["to"]:   # no tile of the colour behind, already at the start
+        k = outcome["to"]
+        at = w["stays_start"] if k == 0 else w.fmt("stays_tile", k=k)
+        return w.fmt("alarm_stays", why=why, g=g, at=at)
     return w.fmt("alarm", why=why, g=g, frm=frm, to=to)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from nest.errors import NestError
 from nest.vboard.launcher import TIMING_HELP, TIMINGS
-from nest.web.server import DEFAULT_FLASH, NestSession, serve
+from nest.web.server import DEFAULT_FLASH, NestSession, lock_flash, serve
 
 
 def add_parser(subparsers):
@@ -34,6 +34,7 @@ def add_parser(subparsers):
 def run(args):
     if not 0 <= args.port <= 65535:
         raise NestError(f"--port: {args.port} is not a TCP port (0 means any free one)", status=2)
+    lock = lock_flash(args.flash, args.port)  # held until the process ends
     session = NestSession(flash_dir=args.flash, seed=args.seed, timing=args.timing)
 
     def ready(url):
@@ -52,5 +53,8 @@ def run(args):
         await serve(session, port=args.port, on_ready=ready, stop=stop)
 
     print("nest web: starting the virtual nest ...", file=sys.stderr, flush=True)
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    finally:
+        os.close(lock)
     return 0

@@ -80,7 +80,9 @@ def test_a_prompt_that_names_the_eggs_is_worded():
     ev = {"ev": "note", "note": {"prompt": "put the eggs back into the nest", "back": {"R": 1}}}
     assert describe(ev)[0] == "asks: put back 1 red"
     ev["note"] = {"prompt": "put the eggs back into the nest", "out": {"Y": 1}}
-    assert "1 yellow stay(s) out" in describe(ev)[0]
+    assert "1 yellow stays out this round: take it out" in describe(ev)[0]
+    ev["note"] = {"prompt": "put the eggs back into the nest", "out": {"Y": 1, "R": 1}}
+    assert "stay out this round: take them out" in describe(ev)[0] and "(s)" not in describe(ev)[0]
     ev["note"] = {"prompt": "put the pole back"}
     assert describe(ev)[0] == "asks: put the pole back"
 
@@ -89,7 +91,9 @@ def test_an_undo_and_a_called_alarm_are_worded():
     from nest.cmd_monitor import describe
 
     ev = {"ev": "undo", "outcome": {"event": "undo", "player": 1, "undone": 2, "demand": "R"}}
-    assert describe(ev) == ("UNDO by the players (2 action(s) taken back): Gulo 2 takes red again", True)
+    assert describe(ev) == ("UNDO by the players (2 actions taken back): Gulo 2 takes red again", True)
+    ev["outcome"] = dict(ev["outcome"], undone=1, replaced=True)   # a call right after a success
+    assert "instead of the last verdict" in describe(ev)[0]
     ev = {"ev": "action", "action": {"do": "alarm", "cause": "called"},
           "outcome": {"event": "alarm", "player": 0, "to": 0}}
     assert describe(ev)[0] == "EGG ALARM (called), Gulo 1 back to 0"

@@ -103,6 +103,7 @@ def kinds(page, kind):
 def new_game(page, players=2, variant="standard", seed=5):
     page.select_option("#players-n", str(players))
     page.select_option("#variant", variant)
+    page.check("#maker")  # the seed is the maker's
     page.fill("#seed", str(seed))
     page.click("#new-game button[type=submit]")
     page.wait_for_timeout(200)
@@ -327,7 +328,9 @@ def test_a_phone_shows_what_matters_in_one_screen(browser, server):
     pg = open_page(browser, server.url, viewport={"width": 380, "height": 740}, is_mobile=True,
                    has_touch=True)
     try:
-        for sel in ("#prompt", "#bowl", "button[data-button=REVEAL]", "button[data-world=pour_back]"):
+        # The prompt, the bowl and the path (its last tile, Gulo junior) in the first screen.
+        for sel in ("#prompt", "#bowl", "#tiles", "#tiles .junior", "button[data-button=REVEAL]",
+                    "button[data-world=pour_back]"):
             box = pg.locator(sel).bounding_box()
             assert box["y"] + box["height"] <= 740, f"{sel} is below the fold ({box})"
             assert box["x"] >= 0 and box["x"] + box["width"] <= 380, sel
@@ -356,6 +359,9 @@ def test_a_restart_mid_round_keeps_the_bowl_and_the_game_goes_on(page, server):
     # The page resyncs (it threw on the second welcome once), and the bowl is as it was left: the
     # virtual nest keeps its world beside the flash folder (it came back full, 22 eggs, before).
     wait_app(page, f"a.positions === '{before['positions']}' && a.turn === '1' && a.nest === '21'")
+    # The history keeps the game so far (from the board's game log), not only the restart's line.
+    taken_line = "document.querySelector('#events').textContent.includes('Gulo 1 takes a')"
+    page.wait_for_function(taken_line, timeout=WAIT_MS)
     page.wait_for_function("[...document.querySelectorAll('#path-leds .led')].some((e) => e.dataset.rgb)",
                            timeout=WAIT_MS)
     # The next alarm: every egg goes back and the game goes on (it waited for eggs forever before).

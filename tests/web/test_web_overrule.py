@@ -70,6 +70,7 @@ def test_undo_and_call_on_the_play_page(page):
     page.select_option("#lang", "en")
     page.select_option("#players-n", str(PLAYERS))
     page.select_option("#variant", VARIANT)
+    page.check("#maker")  # the seed is the maker's
     page.fill("#seed", str(SEED))
     page.click("#new-game button[type=submit]")
     wait_app(page, "a.positions === '0,0' && a.winner === ''")

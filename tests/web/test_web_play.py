@@ -153,6 +153,7 @@ def test_a_game_to_a_win_with_alarms_and_a_last_egg(page, lang):
     before = {k: kinds(page, k) for k in ("new", "win", "alarm", "last-egg")}
     page.select_option("#players-n", str(PLAYERS))
     page.select_option("#variant", VARIANT)
+    page.check("#maker")  # the seed is the maker's
     page.fill("#seed", str(SEED))
     page.click("#new-game button[type=submit]")
     wait_app(page, "a.positions === '0,0' && a.winner === ''")
@@ -206,7 +207,11 @@ def test_a_game_to_a_win_with_alarms_and_a_last_egg(page, lang):
     assert WINS[lang] in page.inner_text("#prompt")
     assert page.locator("#summary").is_visible()
     assert page.errors == []
+    page.uncheck("#maker")   # the family's view: no seed, no LEDs, no times
+    page.wait_for_timeout(800)   # the summary's pop is over
+    page.wait_for_function("document.getAnimations().length === 0", timeout=WAIT_MS)
     page.screenshot(path=str(ARTIFACTS / f"web-win-{lang}.png"), full_page=True)
+    page.check("#maker")
     page.select_option("#lang", "en")
 
 

@@ -1,7 +1,7 @@
 """The play page after a restart with the bowl changed while `nest web` was off (issue 19, point 2):
 the firmware weighs the bowl against the game it resumed, its prompt names the egg that differs
-(`status.need`, the firmware's own words, not the page's comparison with the world), the page
-says it, and taking that egg out lets the game go on. Real headless Chromium against `nest web`,
+(`status.need`), the page says the same from the table it sees, and taking that egg out lets the
+game go on. Real headless Chromium against `nest web`,
 whose virtual nest comes calibrated (nest.vboard.bench_calibration)."""
 
 import json

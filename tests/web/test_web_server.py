@@ -70,6 +70,14 @@ def test_a_bad_port_is_refused(capsys):
     assert "--port" in capsys.readouterr().err
 
 
+def test_a_flash_folder_that_is_a_file_is_refused(tmp_path, capsys):
+    flash = tmp_path / "flash"
+    flash.write_text("not a folder")
+    assert main(["web", "--no-open", "--port", "0", "--flash", str(flash)]) == 2
+    err = capsys.readouterr().err
+    assert f"--flash {flash}: cannot use it" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("args", [["web", "--help"]])
 def test_web_is_a_command(args, capsys):
     with pytest.raises(SystemExit) as e:

@@ -17,17 +17,20 @@ hand is in the bowl, and the firmware judges it like any other.
 
 import asyncio
 import contextlib
+import fcntl
 import json
+import os
 import random
 import threading
 import time
 from pathlib import Path
 
 import serial
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from gulo import board as pins
 from gulo import ledview
+from gulo.rules import Game, RuleError
 from gulo.vocab import BUTTON_PIN_NAMES, EGG_COLOURS, NOTES
 from nest.appboard import start_app_board
 from nest.boardconsole import json_line
@@ -63,6 +66,20 @@ BUTTONS = BUTTON_PIN_NAMES   # as the world and the page name them
 EGGS = EGG_COLOURS
 
 
+# From a take asked for to the nest's verdict, another take is refused (the page says "judging"):
+# the board ends an attempt at most AFTER_HAND_MS + MOVING_MAX_MS (gulo.turnflow: 1 s + 3 s) after
+# the hand left, and the world's hand stays ~1.5 s; past this without a verdict, takes go on.
+JUDGE_MAX_S = 8.0
+
+
+class Refused(NestError):
+    """A request refused for a reason the page words in its language (`code`, i18n.js refusedCode)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
 def shaky_mishap(rng, chance, colour, nest, pole_seated, window_ms):
     """What a shaky hand taking a `colour` egg does besides, or None.
 
@@ -90,6 +107,33 @@ def led_layout():
             "gulos": ledview.GULOS, "colours": ledview.COLOURS, "notes": NOTES}
 
 
+LOCK_NAME = ".nest-web.lock"   # in the flash folder: one `nest web` per folder
+CLOSE_S = 1.0             # at stop, each open page's socket is closed within this
+
+
+def lock_flash(flash_dir, port):
+    """Hold the flash folder for this process (flock on LOCK_NAME, released when the process ends,
+    however it ends) and name the holder in the file; a NestError naming the holder if another
+    `nest web` holds it. Two boards on one folder would write the same game log and world."""
+    folder = Path(flash_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise NestError(f"--flash {folder}: cannot use it as the board's flash folder ({e.strerror})",
+                        status=2) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(fd, 200).decode(errors="replace").strip() or "another process"
+        os.close(fd)
+        raise NestError(f"--flash {folder}: already in use by {holder}; stop it first (Ctrl-C), "
+                        "or give another --flash folder") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"nest web (pid {os.getpid()}, port {port})\n".encode())
+    return fd
+
+
 class NestSession:
     """The virtual nest and everything the pages share: board, console, world, history."""
 
@@ -104,6 +148,7 @@ class NestSession:
         self.port = None
         self.loop = None
         self.clients = set()
+        self.sockets = set()           # the pages' open WebSockets, closed at stop
         self.history = []
         self.status = None
         self.leds = None
@@ -118,6 +163,8 @@ class NestSession:
         self._reactions = 0            # the board's action and note lines so far: a press's answer
         self._take_lock = asyncio.Lock()
         self._hand_until_ms = 0        # world time at which the last take's hand leaves the bowl
+        self._verdicts = 0             # the board's action lines so far
+        self._judged = (None, 0.0)     # (verdicts at the take asked for, until when), while judged
 
     # ---- life cycle -----------------------------------------------------------------------------
 
@@ -217,6 +264,8 @@ class NestSession:
         self.remember(obj)
         if obj.get("ev") in ("action", "note"):
             self._reactions += 1
+        if obj.get("ev") in ("action", "undo"):
+            self._verdicts += 1
         if "ev" in obj:
             self._ask_status_soon()
 
@@ -238,6 +287,28 @@ class NestSession:
     async def _refresh_status(self):
         with contextlib.suppress(NestError):
             await self.call("status")
+
+    async def restore_history(self):
+        """The game so far, as the history's action lines, from the board's game log (`log
+        current`), each outcome worked out again by the rules: a restart keeps what happened, not
+        only its last line. The log crossed a wire: anything that does not replay is left out."""
+        with contextlib.suppress(NestError):
+            answer = await self.call("log", name="current")
+            if not answer.get("ok"):
+                return
+            events = []
+            try:
+                lines = [json.loads(x) for x in answer["lines"]]
+                setup = lines[0]["setup"]
+                game = Game(setup["players"], setup["variant"], setup["path"], setup["deck"])
+                for line in lines[1:]:
+                    action = {k: line[k] for k in ("do", "colour", "egg", "cause") if k in line}
+                    events.append({"ev": "action", "action": action, "outcome": game.apply(action),
+                                   "restored": True})
+            except (ValueError, KeyError, TypeError, IndexError, RuleError):
+                return
+            self.history[:0] = [dict(e, t=None) for e in events]
+            del self.history[:-HISTORY]
 
     # ---- pushing to the pages -------------------------------------------------------------------
 
@@ -343,7 +414,7 @@ class NestSession:
         finally:
             await asyncio.to_thread(control.release, name)
         if self._reactions == seen:
-            raise NestError(f"the nest did not answer the {name} button: press it again")
+            raise Refused("no_answer", f"the nest did not answer the {name} button: press it again")
 
     async def _take(self, msg):
         colour = str(msg.get("colour", ""))
@@ -360,7 +431,12 @@ class NestSession:
         async with self._take_lock:
             world = await asyncio.to_thread(control.world)
             if world["t_ms"] < self._hand_until_ms:
-                raise NestError("take: a hand is still in the bowl")
+                raise Refused("hand", "take: a hand is still in the bowl")
+            mark, until = self._judged
+            if mark == self._verdicts and time.monotonic() < until:
+                raise Refused("judging", "take: the nest is judging the last egg")
+            if self.status and self.status.get("phase") == "attempt" and not self.status.get("prompt"):
+                self._judged = (self._verdicts, time.monotonic() + JUDGE_MAX_S)
             answer = await asyncio.to_thread(control.take, colour, hand)
             if not answer.get("ok"):
                 raise NestError(answer.get("error", "take: refused"))
@@ -432,6 +508,7 @@ def make_app(session):
         await ws.prepare(request)
         queue = asyncio.Queue()
         session.clients.add(queue)
+        session.sockets.add(ws)
 
         async def sender():
             await ws.send_str(json.dumps(session.snapshot()))
@@ -448,12 +525,14 @@ def make_app(session):
                     req = parse_request(msg.data)
                     reply = await session.do(req)
                 except (ValueError, NestError) as e:
-                    reply = {"type": "done", "op": None, "ok": False, "error": str(e)}
+                    reply = {"type": "done", "op": None, "ok": False, "error": str(e),
+                             "code": getattr(e, "code", None)}
                     if isinstance(req, dict) and isinstance(req.get("op"), str):
                         reply["op"] = req["op"]
                 queue.put_nowait(json.dumps(reply))
         finally:
             session.clients.discard(queue)
+            session.sockets.discard(ws)
             task.cancel()
         return ws
 
@@ -468,6 +547,7 @@ async def serve(session, port=8765, on_ready=None, stop=None):
     """Start the board, serve the page on 127.0.0.1:port until `stop` (an asyncio.Event) is set."""
     loop = asyncio.get_running_loop()
     await asyncio.to_thread(session.start, loop)
+    await session.restore_history()
     tasks = [asyncio.create_task(f()) for f in (session.poll_leds, session.poll_world, session.poll_status)]
     runner = web.AppRunner(make_app(session), access_log=None)
     await runner.setup()
@@ -485,5 +565,10 @@ async def serve(session, port=8765, on_ready=None, stop=None):
     finally:
         for t in tasks:
             t.cancel()
+        # An open page would hold the runner's cleanup until its socket closes (aiohttp's shutdown
+        # timeout, 60 s): every socket is closed first, each page reconnects to the next start.
+        for ws in list(session.sockets):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(code=WSCloseCode.GOING_AWAY), CLOSE_S)
         await runner.cleanup()
         await asyncio.to_thread(session.stop)

@@ -26,6 +26,14 @@ let lastMenu = null;
 // The history line's class for each kind of note the page words (i18n.js, notes).
 const NOTE_CLASS = { refused: "refused", prompt: "prompt", started: "new", menu: "menu", error: "error", unchecked: "fault" };
 let takeBusyUntil = 0;       // a hand is in the bowl: a second click is not a second take
+// From the click on an egg asked for to the nest's verdict, the page says "judging" and takes no
+// second egg: on the page a second click in that gap is a mistake, not a hand's slip (the device
+// still judges a real hand's second egg as an alarm). The board ends an attempt at most
+// AFTER_HAND_MS + MOVING_MAX_MS (gulo.turnflow: 1 + 3 s) after the hand left, the hand stays at
+// most ~1.5 s (nest.world's hand): past JUDGE_MAX_MS without a verdict the page stops waiting.
+const JUDGE_MAX_MS = 8000;
+let judging = null;          // {until: ms} while the nest judges a take the page sent
+let earlyTake = false;       // an egg was taken before a colour was picked (the prompt says so)
 const picked = {};           // colour -> the egg element last clicked, the one that leaves the bowl
 
 // ---- connection ---------------------------------------------------------------------------------
@@ -74,7 +82,13 @@ function receive(msg) {
     showWorld(msg.world);
   } else if (msg.type === "done") {
     if (msg.op === "take") takeBusyUntil = msg.ok && msg.hand_ms ? Date.now() + msg.hand_ms : 0;
-    if (!msg.ok) addLine(T.notDone(msg.op, msg.error), "error");
+    if (msg.op === "take" && !msg.ok) endJudging();
+    // The server's refusals come as codes, worded here; the board's own refusal of an undo or a
+    // call is its own history line (describe), so it is not said twice.
+    if (!msg.ok && !["undo", "call"].includes(msg.op)) {
+      console.warn(`${msg.op}: ${msg.error}`);
+      addLine(T.refusedCode[msg.code] || T.notDone(T.op[msg.op] || T.op.other), "refused");
+    }
   }
 }
 
@@ -229,24 +243,44 @@ function showTray() {
 }
 
 function takeEgg(egg) {
+  if (judging && Date.now() < judging.until) {
+    // One take at a time until the verdict: a word, never a second egg out of the bowl.
+    addLine(T.oneAtATime, "refused");
+    $("prompt").classList.remove("nudge");
+    void $("prompt").offsetWidth;  // restart the nudge animation
+    $("prompt").classList.add("nudge");
+    return;
+  }
   if (Date.now() < takeBusyUntil) return;  // a double click is one take: the hand is still in the bowl
   const hand = document.querySelector("input[name=hand]:checked").value;
   picked[egg.dataset.colour] = egg;
   takeBusyUntil = Date.now() + 1500;  // until the server says how long the hand stays
+  const attempt = status && (status.phase === "attempt") && !status.prompt;
+  if (status && status.phase === "pick") earlyTake = true;   // until the next action (addEvent)
   if (!send({ op: "take", colour: egg.dataset.colour, hand, chance: Number($("chance").value) / 100 })) {
     takeBusyUntil = 0;
+    return;
   }
+  if (attempt) {
+    judging = { until: Date.now() + JUDGE_MAX_MS };
+    setTimeout(() => { if (judging && Date.now() >= judging.until) endJudging(); }, JUDGE_MAX_MS + 50);
+    if (status) showPrompt();
+  }
+}
+
+function endJudging() {
+  if (!judging) return;
+  judging = null;
+  if (status) showPrompt();
 }
 
 // What differs between the nest the game expects (the firmware's state) and the bowl (the world):
 // {back: {colour: n}, out: {colour: n}}. Only for wording the prompt and pouring back exactly the
 // eggs that belong in the nest.
-function nestDiff(asked = true) {
-  // For the prompt, the nest's own words first (the firmware names the eggs when their weight
-  // tells them apart); else, and for the hand that pours, what lies on the table (the world).
-  if (asked && status && status.prompt && status.need) {
-    return { back: status.need.back || {}, out: status.need.out || {} };
-  }
+function nestDiff() {
+  // The page knows the table exactly (the world's eggs) and the game's nest (the firmware's state):
+  // the prompt names what differs between them, never the firmware's guess from a weight, which
+  // may name eggs that are not on the table or lag behind the bowl by a few seconds.
   const back = {};
   const out = {};
   if (!status || !world) return { back, out };
@@ -264,10 +298,15 @@ function eggsText(counts) {
 }
 
 function pourBack() {
-  // Only the eggs that belong in the nest go back: an egg taken this round stays out.
-  const { back } = nestDiff(false);
-  const eggs = Object.keys(back).length && status && status.state.winner === null ? back : null;
-  send(eggs ? { op: "pour_back", eggs } : { op: "pour_back" });
+  // Only the eggs that belong in the nest go back: an egg taken this round stays out. Every egg
+  // goes back only when the game is over or the nest asks for all of them (its word on a full
+  // nest, without a calibration); with nothing that belongs in the nest on the table, nothing.
+  if (!status) return;
+  const all = status.state.winner !== null || Boolean(status.prompt && /Reveal/.test(status.prompt));
+  const { back } = nestDiff();
+  if (all) send({ op: "pour_back" });
+  else if (Object.keys(back).length) send({ op: "pour_back", eggs: back });
+  else addLine(T.nothingToPour, "refused");
 }
 
 // ---- what the board says ------------------------------------------------------------------------------
@@ -295,6 +334,8 @@ function legalButtons(st) {
 function showStatus(st) {
   status = st;
   const s = st.state;
+  if (!["attempt", "confirm"].includes(st.phase) || st.prompt) endJudging();
+  if (st.phase === "attempt") earlyTake = false;
   const app = $("app").dataset;
   app.phase = st.phase;
   app.turn = s.turn;
@@ -319,18 +360,20 @@ function promptText() {
   const s = st.state;
   if (s.winner !== null) return T.won(s.winner);
   if (st.phase === "menu") return T.menu(lastMenu || {});
+  if (judging) return T.judging;
   if (st.prompt) {
     if (/pole/.test(st.prompt)) return T.polePrompt;
+    // An uncalibrated nest after a restart: the family's word on the full bowl (Reveal) first.
+    if (/Reveal/.test(st.prompt)) return `${T.pourAll} ${T.pressReveal}`;
     const { back, out } = nestDiff();
     const parts = [];
-    // The nest's weight fits more than one change (after a restart): every egg back, then out.
-    if (st.need && st.need.pour) parts.push(T.pourAll);
-    // An uncalibrated nest after a restart: the family's word on the full bowl (Reveal) first.
-    if (/Reveal/.test(st.prompt)) parts.push(T.pressReveal);
     if (Object.keys(back).length) parts.push(T.putBack(eggsText(back)));
     const nOut = Object.values(out).reduce((a, b) => a + b, 0);
     if (nOut) parts.push(T.staysOut(eggsText(out), nOut));
-    return parts.length ? parts.join(" ") : T.eggsPrompt;
+    // The bowl holds the game's nest already: the nest is weighing it (never a stale request).
+    if (!parts.length) return T.settling;
+    if (earlyTake && s.demand === null && s.winner === null) parts.push(T.tooEarly);
+    return parts.join(" ");
   }
   if (st.phase === "pick") {
     const onLast = s.positions[s.turn] === s.path.length;
@@ -348,17 +391,21 @@ function showPrompt() {
   const st = status;
   const s = st.state;
   let text = promptText();
-  if (st.fault) text = `${T.fault(st.fault)} ${text}`;
+  if (st.fault) text = `${T.fault(faultText(st.fault))} ${text}`;
   const prompt = $("prompt");
+  // The badge shows the egg the prompt asks to take, and only then: beside a request to put eggs
+  // back or take others out, the asked colour's badge would be a second, contradicting instruction.
+  const asks = s.demand && s.winner === null && !st.prompt && !judging && ["attempt", "confirm"].includes(st.phase);
   const badge = document.createElement("span");
-  badge.className = s.demand ? `badge c-${s.demand}` : "badge";
-  badge.textContent = s.demand ? SYMBOLS[s.demand] : "";
-  badge.hidden = !s.demand;
+  badge.className = asks ? `badge c-${s.demand}` : "badge";
+  badge.textContent = asks ? SYMBOLS[s.demand] : "";
+  badge.hidden = !asks;
   badge.setAttribute("aria-hidden", "true");
   const words = document.createElement("span");
   words.textContent = text;
   prompt.replaceChildren(badge, words);
-  prompt.className = `prompt ${s.winner !== null ? "won" : ""}`;
+  prompt.classList.toggle("won", s.winner !== null);
+  $("app").dataset.judging = judging ? "yes" : "";
 }
 
 function showPath(s) {
@@ -383,7 +430,7 @@ function showPath(s) {
       li.setAttribute("aria-label", li.getAttribute("aria-label") + T.here(T.list(ps.map(T.gulo))));
       const box = document.createElement("span");
       box.className = "on-tile";
-      for (const p of ps) box.append(marker(p, s.turn));
+      for (const p of ps) box.append(Object.assign(marker(p, s.turn), { tile: k }));
       li.append(box);
     }
     return li;
@@ -396,6 +443,7 @@ function showPath(s) {
       up ? SYMBOLS[c] : "?"), k));
   }
   tiles.append(cell("tile junior", T.junior, SYMBOLS.J));
+  wind(tiles);
   glide(tiles, was);
   const players = $("players");
   players.replaceChildren(...s.positions.map((pos, p) => {
@@ -407,9 +455,30 @@ function showPath(s) {
   $("deck-info").textContent = T.deck(s.deck.length, s.drawn, s.variant);
 }
 
+function wind(tiles) {
+  // The path winds as on the box's board: rows of PATH_COLS tiles, every other row walked back,
+  // so the next tile is always beside the last one (the start top left, Gulo junior at the end).
+  const cols = Number(getComputedStyle(tiles).getPropertyValue("--cols")) || 7;
+  [...tiles.children].forEach((li, i) => {
+    const row = Math.floor(i / cols);
+    const col = row % 2 === 0 ? i % cols : cols - 1 - (i % cols);
+    li.style.gridRow = String(row + 1);
+    li.style.gridColumn = String(col + 1);
+    // Where the path goes on from here: along the row, or down at its end.
+    const last = i === tiles.children.length - 1;
+    li.dataset.turn = last ? "" : (i % cols === cols - 1 ? "down" : row % 2 === 0 ? "right" : "left");
+  });
+}
+
 function gulosAt(tiles) {
+  // Where each Gulo stands: its tile, and its place on the board (not in the window: a layout
+  // that moved the whole board between two drawings is no move of a Gulo).
   const at = {};
-  for (const m of tiles.querySelectorAll(".gulo")) at[m.dataset.p] = m.getBoundingClientRect();
+  const board = tiles.getBoundingClientRect();
+  for (const m of tiles.querySelectorAll(".gulo")) {
+    const r = m.getBoundingClientRect();
+    at[m.dataset.p] = { tile: m.tile, left: r.left - board.left, top: r.top - board.top };
+  }
   return at;
 }
 
@@ -418,12 +487,12 @@ function glide(tiles, was) {
   // place, shifted back, then let go), so a child sees where it went; nothing moves for those who
   // ask for reduced motion.
   if (window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  const now = gulosAt(tiles);
   for (const m of tiles.querySelectorAll(".gulo")) {
     const old = was[m.dataset.p];
-    if (!old) continue;
-    const now = m.getBoundingClientRect();
-    const dx = old.left - now.left;
-    const dy = old.top - now.top;
+    if (!old || old.tile === m.tile) continue;   // only a Gulo that changed tile moves
+    const dx = old.left - now[m.dataset.p].left;
+    const dy = old.top - now[m.dataset.p].top;
     if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
     m.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }],
       { duration: 600, easing: "ease-in-out" });
@@ -444,7 +513,12 @@ function marker(p, turn) {
   const c = layout ? layout.gulos[p] : [200, 200, 200];
   m.style.background = `rgb(${c.join(",")})`;
   m.style.color = textOn(c);
-  m.textContent = p + 1;
+  // A Gulo figure (a head with two ears, in its colour) with its number, as the box's wooden Gulos
+  // carry their colour; the number tells them apart without colour.
+  const n = document.createElement("span");
+  n.className = "n";
+  n.textContent = p + 1;
+  m.append(n);
   m.title = T.gulo(p);
   return m;
 }
@@ -486,6 +560,17 @@ function td(text) { const e = document.createElement("td"); e.textContent = text
 
 // ---- the history --------------------------------------------------------------------------------------
 
+// The firmware's faults are English sentences for the console (gulo.nestfault, gulo.hx711,
+// gulo.gamestore); the page says each in the family's language, by what it is about.
+const FAULTS = [[/keeps moving/, "unsettled"], [/too noisy/, "noisy"], [/no answer/, "silent"],
+  [/saturated/, "saturated"], [/flash full/, "full"], [/damaged/, "damaged"], [/cannot write/, "write"]];
+
+function faultText(detail) {
+  const hit = FAULTS.find(([re]) => re.test(String(detail || "")));
+  if (!hit) console.warn(`fault: ${detail}`);
+  return T.faults[hit ? hit[1] : "other"];
+}
+
 function refusalWhy(n) {
   // The firmware's reasons are codes (a phase) or the rule engine's English sentence; worded here.
   if (n.phase) return T.why[n.phase] || n.why || "";
@@ -496,14 +581,18 @@ function refusalWhy(n) {
   if (/on the last tile/.test(w)) return T.why.lastTile;
   if (/already demanded/.test(w)) return T.why.demanded;
   if (/game is over/.test(w)) return T.why.won;
-  return w;
+  if (/calibrating/.test(w)) return T.why.calibrate;
+  if (/being judged/.test(w)) return T.why.confirm;
+  return T.why.settle;
 }
 
 function appealWhy(n) {
   const w = n.why || "";
   if (/no verdict to undo/.test(w)) return T.noUndo;
   if (/no attempt is under way/.test(w)) return T.noAttempt;
-  return T.why[n.phase] || w;
+  if (/being judged/.test(w)) return T.why.confirm;
+  if (/game is over/.test(w)) return T.why.won;
+  return T.why[n.phase] || T.why.settle;
 }
 
 function describe(ev) {
@@ -547,17 +636,21 @@ function describe(ev) {
     const word = kind && T.notes[kind];
     return word ? [word(n, refusalWhy(n)), NOTE_CLASS[kind]] : null;
   }
-  if (ev.ev === "undo") return [T.undone(ev.outcome.player, ev.outcome.demand), "undo"];
-  if (ev.ev === "fault") return [T.faultLine(ev.what, ev.detail), "fault"];
+  // A call right after a success replaces it: the called alarm's own line says what happened.
+  if (ev.ev === "undo") return ev.outcome.replaced ? null : [T.undone(ev.outcome.player, ev.outcome.demand), "undo"];
+  if (ev.ev === "fault") return [T.faultLine(ev.what, faultText(ev.detail)), "fault"];
   if (ev.ev === "fault_cleared") return [T.faultCleared(ev.what), "fault"];
   if (ev.ev === "ready") return [T.started(ev.resumed), "new"];
-  if (ev.ev === "crash") return [T.crash(ev.error), "error"];
-  if (ev.re && ev.ok === false) return [T.boardRefused(ev.re, ev.error), "error"];
+  if (ev.ev === "crash") return [T.crash(), "error"];
+  if (ev.re && ev.ok === false && ["undo", "call"].includes(ev.re)) return [T.appealRefused(ev.re, appealWhy({ why: ev.error })), "refused"];
+  if (ev.re && ev.ok === false) return [T.boardRefused(), "error"];
   return null;
 }
 
 function addEvent(ev) {
   history.push(ev);
+  if (ev.ev === "action" || ev.ev === "undo" || (ev.ev === "note" && ev.note && ev.note.prompt)) endJudging();
+  if (ev.ev === "action" || ev.ev === "undo" || ev.ev === "ready") earlyTake = false;
   if (history.length > 2000) history = history.slice(-2000);
   const d = describe(ev);
   if (d) addLine(d[0], d[1], ev.t);
@@ -698,7 +791,17 @@ function init() {
   });
   $("appeal-no").addEventListener("click", () => $("confirm-appeal").close());
   $("sound").addEventListener("click", toggleSound);
+  // The maker's view (seed, mishap chance, the board's LEDs and buzzer, times in the history):
+  // off for a family, kept across reloads for a maker.
+  $("maker").checked = localStorage.getItem("gulo-maker") === "on";
+  document.body.dataset.maker = $("maker").checked ? "on" : "";
+  $("maker").addEventListener("change", () => {
+    document.body.dataset.maker = $("maker").checked ? "on" : "";
+    localStorage.setItem("gulo-maker", $("maker").checked ? "on" : "");
+  });
   $("lang").addEventListener("change", () => applyLanguage($("lang").value));
+  // The path's rows change with the width (play.css --cols): wound again when they do.
+  window.matchMedia("(max-width: 560px)").addEventListener("change", () => { if (status) showPath(status.state); });
   document.addEventListener("pointerdown", () => { if (!soundChosen) startAudio(); }, { capture: true });
   document.addEventListener("keydown", onKey);
   applyLanguage(pickLanguage());
