@@ -10,7 +10,7 @@
 
 import json
 
-from gulo.vocab import BUTTONS, EGG_COLOURS, LED_PATTERNS, MAX_LINE
+from gulo.vocab import BUTTONS, EGG_COLOURS, LED_PATTERNS, MAX_LINE, SETTINGS, setting_ok
 
 # Command -> {field: (kind, required)}; the kinds are checked by _check().
 COMMANDS = {
@@ -36,7 +36,6 @@ COMMANDS = {
     "call": {},
     "help": {},
 }
-SETTINGS = {"players": "players", "variant": "variant", "volume": "volume", "brightness": "brightness"}
 _STEPS = ("start", "check", "done", "cancel", "status")
 
 
@@ -57,10 +56,8 @@ def _num_in(v, lo, hi):
 
 def _check(kind, v):
     """None if v is a good value of this kind, else what it should be."""
-    if kind == "players":
-        return None if _int_in(v, 2, 6) else "a whole number from 2 to 6"
-    if kind == "variant":
-        return None if v in ("standard", "fast") else "'standard' or 'fast'"
+    if kind in SETTINGS:  # players, variant: the settings' own check (gulo.vocab)
+        return None if setting_ok(kind, v) else wanted(kind)
     if kind == "int":
         return None if _int_in(v, 0, 2147483647) else "a whole number >= 0"
     if kind == "button":
@@ -88,6 +85,14 @@ def _check(kind, v):
     if kind == "key":
         return None if v in SETTINGS else "one of " + ", ".join(SETTINGS)
     return None  # "any": checked by the setting itself
+
+
+def wanted(key):
+    """What a good value of the setting `key` is, in words."""
+    allowed = SETTINGS[key]
+    if isinstance(allowed[0], str):
+        return "one of " + ", ".join(allowed)
+    return "a whole number from %d to %d" % allowed
 
 
 def shape(text):
