@@ -1,0 +1,104 @@
+"""A board that lies: stand-ins at the host's API boundaries (the raw-REPL link, the JSON-lines
+console) that answer what the nest firmware never would, for the tests of the host's distrust
+(nest.boardtrust). The real firmware cannot be made to send these, so the lies are told here:
+
+    link = LyingLink(files={"/data/../../.bashrc": b"..."})   # a listing that names a path out
+    link = LyingLink(identity={"micropython": "\\x1b]0;owned\\x07", "nest": "a string"})
+    con = LyingConsole(events=[{"ev": "action", "action": "x"}], answers={"logs": {...}})
+
+Each lie the tests use is listed in LIES, with the tool it is aimed at.
+"""
+
+import ast
+import base64
+import json
+import re
+
+from nest.boarddata import _LIST, DATA
+
+# Terminal control: a window title, a screen clear, a fake prompt, a right-to-left override.
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[H$ sudo rm -rf ~\r\u202e"
+
+# Event lines whose shape is not their kind's (each made `nest monitor` end in a traceback).
+BAD_EVENTS = [
+    {"ev": "action", "action": "take"},                      # action is no object
+    {"ev": "action"},                                        # no action at all
+    {"ev": "undo", "outcome": [1, 2]},                       # outcome is no object
+    {"ev": "note", "note": "prompt"},                        # note is no object
+    {"ev": "note", "note": {"prompt": "x", "back": [1]}},     # eggs as a list, not counts
+    {"ev": "note", "note": {"nest": "full"}},
+    {"ev": "action", "action": {"do": "take"}, "outcome": {"player": "1"}},
+    {"ev": "state", "state": [1]},
+    {"ev": ["fault"]},
+    {"re": ["x"], "ok": "yes"},
+]
+
+LIES = {
+    "a data listing that names paths out of /data": "nest flash (boarddata.read_data, save_backup)",
+    "escape sequences in every string": "monitor, ports, logs pull, deploy --dry-run, test",
+    "events whose shape is not their kind's (BAD_EVENTS)": "monitor, diag",
+    "/.nest/version.json holding a string": "ports (boardinfo.describe)",
+    "a test result line that is not JSON": "nest test (boardtest)",
+}
+
+
+class LyingLink:
+    """nest.boardlink.BoardLink's eval_json/exec as read_data and identify use them, over `files`
+    ({board path: bytes}) listed as given (`listing` overrides the listing itself), and `identity`
+    as the answer to boardinfo.identify."""
+
+    def __init__(self, files=None, listing=None, identity=None):
+        self.files = dict(files or {})
+        self.listing = listing
+        self.identity = identity
+        self.execs = []
+
+    def eval_json(self, code):
+        if code == _LIST % DATA:
+            if self.listing is not None:
+                return self.listing
+            return [[p, len(d)] for p, d in self.files.items()]
+        if "sys.implementation" in code:
+            return self.identity
+        raise AssertionError(f"LyingLink: no answer for {code[:80]!r}")
+
+    def exec(self, code, timeout=None):
+        self.execs.append(code)
+        m = re.search(r"open\((.*?), 'rb'\) as _f:\n    _f\.seek\((\d+)\)\n    print\(binascii\.b2a_base64"
+                      r"\(_f\.read\((\d+)\)", code)
+        if m:
+            path, at, n = ast.literal_eval(m.group(1)), int(m.group(2)), int(m.group(3))
+            piece = self.files.get(path, b"")[at:at + n]
+            return base64.b64encode(piece) + b"\n"
+        return b""
+
+
+class LyingConsole:
+    """nest.boardconsole.BoardConsole's request/events: `answers` {cmd: answer fields} (a callable
+    gets the request's fields), `events` the lines events() yields."""
+
+    def __init__(self, answers=None, events=()):
+        self.answers = answers or {}
+        self.lines = list(events)
+        self.sent = []
+
+    def request(self, cmd, timeout=5.0, check=True, **fields):
+        self.sent.append((cmd, fields))
+        answer = self.answers.get(cmd, {})
+        if callable(answer):
+            answer = answer(**fields)
+        return {"re": cmd, "ok": True, **answer}
+
+    def events(self, seconds=None):
+        yield from self.lines
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+def as_lines(objs):
+    """The console lines (bytes) the board would print for these objects."""
+    return [json.dumps(o).encode() for o in objs]
