@@ -15,7 +15,8 @@ from testkit.hostile_board import ESCAPES, LyingLink
 GOOD = {"/data/config.json": b'{"players": 3}', "/data/games/0001.jsonl": b'{"setup": {}}\n'}
 HOSTILE = ["/data/../../escaped", "/data/games/../../../escaped", "/data/../escaped", "/etc/escaped",
            "/escaped", "data/escaped", "/data/", "/data//escaped", "/data/./escaped",
-           "/data/a\\..\\..\\escaped", "/data/c:escaped", "/data/" + ESCAPES, "/data/..", 7, None, ["/data/x"]]
+           "/data/a\\..\\..\\escaped", "/data/c:escaped", "/data/" + ESCAPES, "/data/..",
+           7, None, ["/data/x"]]
 
 
 def files_under(root):
