@@ -102,3 +102,33 @@ class LyingConsole:
 def as_lines(objs):
     """The console lines (bytes) the board would print for these objects."""
     return [json.dumps(o).encode() for o in objs]
+
+
+class LyingSerial:
+    """A pyserial port (read, in_waiting, write, close) on which the board prints `lines` (bytes,
+    each ended by a newline here) and answers each command line with `answer(cmd_obj)` (None:
+    silence) printed after them."""
+
+    def __init__(self, lines=(), answer=None):
+        self.out = b"".join(line + b"\n" for line in lines)
+        self.answer = answer
+        self.written = []
+
+    @property
+    def in_waiting(self):
+        return len(self.out)
+
+    def read(self, n=1):
+        chunk, self.out = self.out[:n], self.out[n:]
+        return chunk
+
+    def write(self, data):
+        self.written.append(data)
+        if self.answer is not None:
+            reply = self.answer(json.loads(data))
+            if reply is not None:
+                self.out += (reply if isinstance(reply, bytes) else json.dumps(reply).encode()) + b"\n"
+        return len(data)
+
+    def close(self):
+        pass

@@ -9,6 +9,7 @@ The schemas (one per message kind the host reads) are here so that `monitor`, `p
 `diag` and `logs` agree on what a well-formed line is.
 """
 
+import math
 import unicodedata
 from pathlib import Path
 
@@ -65,3 +66,174 @@ def plain(text, newlines=False):
         else:
             out.append(ch)
     return "".join(out)
+
+
+# ---- the shapes of the board's lines ------------------------------------------------------------
+#
+# A spec is a type (str, bool), INT (an int, never a bool), NUM (a finite int or float, never a
+# bool), ANY, None (null), a tuple (any one of them), a one-spec list (a list of those), a longer
+# list (a list of exactly those, in order), a Map (an object with string keys and values of one
+# spec) or a dict {field: spec} (an object; "field!" is required, the fields it does not name are
+# left alone: a newer firmware may add some).
+
+INT, NUM, ANY = "int", "num", "any"
+
+
+class Map:
+    def __init__(self, spec):
+        self.spec = spec
+
+
+class BoardLie(ValueError):
+    """A line from the board whose shape is not its kind's: what is wrong, where."""
+
+
+class Malformed(dict):
+    """What the console client passes on in place of a line that failed `checked`: {"malformed":
+    why, "line": the line as text, control characters shown}, with the answer's re and id kept as
+    attributes so a request waiting for it fails at once. A dict subclass: no JSON line is one."""
+
+    def __init__(self, obj, why):
+        super().__init__(malformed=str(why), line=plain(str(obj)[:300]))
+        self.re = obj.get("re") if isinstance(obj, dict) else None
+        self.id = obj.get("id") if isinstance(obj, dict) else None
+
+
+GAME_STATE = {"players!": INT, "variant!": str, "path!": str, "revealed": INT, "deck": str,
+              "drawn": (str, None), "positions!": [INT], "turn!": INT, "demand": (str, None),
+              "nest": Map(INT), "winner": (INT, None), "phase": str}
+OUTCOME = {"event": str, "player": INT, "from": INT, "to": INT, "next": INT, "tile": (INT, str),
+           "demand": (str, None), "winner": (INT, None), "undone": INT, "egg": str, "cause": str,
+           "t_ms": INT}
+NOTE = {"prompt": str, "back": Map(INT), "out": Map(INT), "pour": bool, "phase": str, "demand": (str, None),
+        "turn": INT, "egg": str, "nest": {"full": bool, "out": INT, "colour": str, "t_ms": INT},
+        "refused": str, "why": str, "started": {"players": INT, "variant": str}, "error": str,
+        "unchecked": str, "undo": INT, "outcome": OUTCOME}
+
+# Unasked lines, by their "ev".
+EVENTS = {
+    "action": {"action!": {"do!": str, "egg": str, "colour": str, "cause": str}, "outcome": OUTCOME},
+    "undo": {"outcome!": OUTCOME},
+    "state": {"state!": GAME_STATE},
+    "ready": {"resumed": bool, "state": GAME_STATE},
+    "note": {"note!": NOTE},
+    "fault": {"what!": str, "detail": ANY},
+    "fault_cleared": {"what!": str},
+    "crash": {"error": str},
+    "stopped": {},
+    "recovered": {"file": str, "detail": ANY},
+    "storage": {"freed": [str]},
+    "sample": {"t_ms!": INT, "g!": NUM},
+}
+# Answers, by the command they answer ({"re": cmd, "ok": true, ...}); a refusal has its error.
+ANSWERS = {
+    "status": {"phase": str, "prompt": (str, None), "fault": ANY, "state": GAME_STATE},
+    "new": {"state": GAME_STATE},
+    "logs": {"logs!": [str]},
+    "log": {"name": str, "lines!": [str]},
+    "sensors": {"grams": (NUM, None), "at_rest": bool, "noise_g": (NUM, None), "sps": (NUM, None),
+                "pole_seated": (bool, None), "hx711": str, "nest": str, "mem_alloc": INT},
+    "io": {"buttons!": Map(bool), "leds!": str, "cap": INT},
+    "settings": {"settings!": Map(ANY)},
+    "set": {"settings!": Map(ANY)},
+    "masses": {"masses!": Map(NUM)},
+}
+REFUSAL = {"error!": str}
+
+# Read over the raw REPL: what boardinfo.identify and deploy's manifest print.
+IDENTITY = {"micropython!": str, "machine!": str, "build": str, "nest": ({"version": str, "tree": str}, None)}
+MANIFEST = {"mpy!": INT, "z": INT, "files!": Map([INT, str])}
+# `nest test`'s runner's line for one test (nest.boardtest.RUNNER).
+TEST_RESULT = {"test!": str, "ok!": bool, "ms": INT, "error": str}
+
+
+def checked_as(spec, obj, what):
+    """`obj` if it fits `spec`, else NestError naming `what` and the field."""
+    try:
+        _fits(spec, obj, what)
+    except BoardLie as e:
+        raise NestError(f"the board sent a malformed {e}") from None
+    return obj
+
+
+def checked(obj):
+    """`obj` (a line from the board, parsed) if its shape is its kind's: an event by its "ev", an
+    answer by its "re"; a kind the host does not know passes (it reads nothing of it). BoardLie
+    naming the field otherwise."""
+    if not isinstance(obj, dict):
+        raise BoardLie("not a JSON object")
+    if "ev" in obj:
+        kind = obj["ev"]
+        if not isinstance(kind, str):
+            raise BoardLie("ev is not a string")
+        _fits(EVENTS.get(kind, {}), obj, kind)
+    elif "re" in obj:
+        kind = obj["re"]
+        if not isinstance(kind, (str, type(None))) or not isinstance(obj.get("ok"), bool):
+            raise BoardLie("an answer needs a command name (re) and ok: true or false")
+        if obj.get("id") is not None and not isinstance(obj["id"], (int, str)):
+            raise BoardLie("the answer's id is neither a number nor a string")
+        _fits(ANSWERS.get(kind, {}) if obj["ok"] else REFUSAL, obj, f"answer to {kind}")
+    return obj
+
+
+def _fits(spec, v, where):
+    if spec is ANY:
+        return
+    if spec is None:
+        ok = v is None
+    elif spec is INT:
+        ok = isinstance(v, int) and not isinstance(v, bool)
+    elif spec is NUM:
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    elif isinstance(spec, type):
+        ok = isinstance(v, spec)
+    elif isinstance(spec, tuple):
+        for alternative in spec:
+            try:
+                _fits(alternative, v, where)
+                return
+            except BoardLie:
+                pass
+        ok = False
+    elif isinstance(spec, list):
+        if not isinstance(v, list) or (len(spec) > 1 and len(v) != len(spec)):
+            raise BoardLie(f"{where}: not a list" + (f" of {len(spec)}" if len(spec) > 1 else ""))
+        for i, item in enumerate(v):
+            _fits(spec[0] if len(spec) == 1 else spec[i], item, f"{where}[{i}]")
+        return
+    elif isinstance(spec, Map):
+        if not isinstance(v, dict):
+            raise BoardLie(f"{where}: not an object")
+        for k, item in v.items():
+            _fits(spec.spec, item, f"{where}.{k}")
+        return
+    else:  # a dict: an object with these fields
+        if not isinstance(v, dict):
+            raise BoardLie(f"{where}: not an object")
+        for field, sub in spec.items():
+            name = field.rstrip("!")
+            if name not in v:
+                if field.endswith("!"):
+                    raise BoardLie(f"{where}: no {name}")
+                continue
+            _fits(sub, v[name], f"{where}.{name}")
+        return
+    if not ok:
+        raise BoardLie(f"{where}: {_short(v)} is not {_spec_name(spec)}")
+
+
+def _short(v):
+    text = repr(v)
+    return plain(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _spec_name(spec):
+    if isinstance(spec, tuple):
+        return " or ".join(_spec_name(s) for s in spec)
+    if isinstance(spec, (dict, Map)):
+        return "an object"
+    if isinstance(spec, list):
+        return "a list"
+    return {INT: "a whole number", NUM: "a number", None: "null", str: "a string",
+            bool: "true or false"}.get(spec, str(spec))
