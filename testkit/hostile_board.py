@@ -13,8 +13,15 @@ import ast
 import base64
 import json
 import re
+from pathlib import Path
 
+from nest import boarddata, boardinfo
+from nest.boardconsole import BoardConsole
 from nest.boarddata import _LIST, DATA
+from nest.boardtest import result_line
+from nest.boardtrust import Malformed, plain
+from nest.cmd_monitor import describe
+from nest.errors import NestError
 
 # Terminal control: a window title, a screen clear, a fake prompt, a right-to-left override.
 ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[H$ sudo rm -rf ~\r\u202e"
@@ -132,3 +139,63 @@ class LyingSerial:
 
     def close(self):
         pass
+
+
+# ---- the drill: every lie above against the tools, counted (lab.drills) ----------------------------
+
+PATHS_OUT = ["/data/../../escaped", "/data/games/../../../escaped", "/etc/escaped", "/data/", "/data//x",
+             "/data/./x", "/data/a\\..\\x", "/data/" + ESCAPES, "/data/..", 7, None]
+RESULT_LINES = ["not json", "", '{"ok": true}', '{"test": "m::f", "ok": "yes"}', "[1]", '{"test": 1}']
+IDENTITIES = [{"micropython": "1.29.0", "machine": "ESP32", "nest": "a string"},
+              {"micropython": "1.29.0", "machine": "ESP32", "nest": [1]},
+              {"micropython": ESCAPES, "machine": ESCAPES, "build": ESCAPES, "nest": {"version": ESCAPES}},
+              "x", None, {"machine": "m"}]
+
+
+def _control_free(text):
+    return not any(ch in text for ch in "\x1b\x07\x9b\u202e\r")
+
+
+def drill(folder):
+    """Each lie against the tool it is aimed at, in-process; counts of what happened. Any outcome
+    other than a clear refusal (NestError), a line shown as malformed, or a good answer raises."""
+    folder = Path(folder)
+    n = {"lies": 0, "refused": 0, "shown": 0, "written_out": 0, "control_chars": 0}
+    backups = folder / "backups"
+    for path in PATHS_OUT:
+        n["lies"] += 1
+        try:
+            boarddata.save_backup(boarddata.read_data(LyingLink(files={"/data/ok": b"1", path: b"owned"}))
+                                  if isinstance(path, str) else {path: b"owned"}, "drill", backups)
+        except NestError as e:
+            n["refused"] += 1
+            n["control_chars"] += not _control_free(str(e))
+        else:
+            raise AssertionError(f"backup of {path!r} not refused")
+    n["written_out"] = sum(1 for p in folder.rglob("escaped*"))
+    lines = BAD_EVENTS + [{"ev": "fault", "what": "hx711", "detail": ESCAPES},
+                          {"ev": "crash", "error": ESCAPES}]
+    con = BoardConsole(LyingSerial(as_lines(lines)), "the lying board")
+    for ev in con.events(0.5):
+        n["lies"] += 1
+        text = plain(describe(ev)[0])
+        n["shown"] += isinstance(ev, Malformed) or "FAULT" in text or "CRASH" in text
+        n["control_chars"] += not _control_free(text)
+    for identity in IDENTITIES:
+        n["lies"] += 1
+        try:
+            text = boardinfo.describe(boardinfo.identify(LyingLink(identity=identity)))
+            n["shown"] += 1
+            n["control_chars"] += not _control_free(text)
+        except NestError as e:
+            n["refused"] += 1
+            n["control_chars"] += not _control_free(str(e))
+    for line in RESULT_LINES:
+        n["lies"] += 1
+        got = result_line(line)
+        if not isinstance(got, str):
+            raise AssertionError(f"nest test took {line!r} as a result")
+        n["refused"] += 1
+    if n["refused"] + n["shown"] != n["lies"] or n["written_out"] or n["control_chars"]:
+        raise AssertionError(f"the hostile board got through: {n}")
+    return n

@@ -74,7 +74,7 @@ class Refusing:
 
 def test_a_new_with_a_seed_too_long_is_refused_at_once_with_the_request_id():
     async def main():
-        runner, url = await server.listen(server.make_app(Refusing()), 0)
+        stop, url = await server.listen(server.make_app(Refusing()), 0)
         try:
             async with aiohttp.ClientSession() as s, s.ws_connect(url + "ws") as ws:
                 assert json.loads((await ws.receive(timeout=10)).data)["type"] == "hello"
@@ -83,7 +83,7 @@ def test_a_new_with_a_seed_too_long_is_refused_at_once_with_the_request_id():
                 reply = json.loads((await ws.receive(timeout=10)).data)
                 return reply, time.monotonic() - start
         finally:
-            await runner.cleanup()
+            await stop()
 
     reply, _took = asyncio.run(main())
     assert reply["ok"] is False and reply["op"] == "new" and reply["id"] == "n1", reply
@@ -101,7 +101,7 @@ def test_the_page_server_closes_a_connection_without_a_request_head_and_caps_con
     monkeypatch.setattr(server, "MAX_CONNECTIONS", 4)
 
     async def main():
-        runner, url = await server.listen(server.make_app(Refusing()), 0)
+        stop, url = await server.listen(server.make_app(Refusing()), 0)
         port = int(url.rsplit(":", 1)[1].strip("/"))
         try:
             silent = await asyncio.to_thread(socket.create_connection, ("127.0.0.1", port))
@@ -115,7 +115,7 @@ def test_the_page_server_closes_a_connection_without_a_request_head_and_caps_con
                 s.close()
             return closed, over_closed
         finally:
-            await runner.cleanup()
+            await stop()
 
     closed, over_closed = asyncio.run(main())
     assert closed == [True, True] and over_closed

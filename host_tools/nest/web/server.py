@@ -453,16 +453,11 @@ class Client:
             self.transport.abort()
 
 
-def limit_connections(server, most):
-    """aiohttp's Server (runner.server) closing every connection past `most` as it is made."""
-    made = server.connection_made
+class _Refused(asyncio.Protocol):
+    """A connection past MAX_CONNECTIONS: cut as it is made, before aiohttp sees it."""
 
-    def connection_made(handler, transport):
-        made(handler, transport)
-        if len(server.connections) > most:
-            transport.abort()
-
-    server.connection_made = connection_made
+    def connection_made(self, transport):
+        transport.abort()
 
 
 def make_app(session):
@@ -532,33 +527,51 @@ async def serve(session, port=8765, on_ready=None, stop=None):
     loop = asyncio.get_running_loop()
     await asyncio.to_thread(session.start, loop)
     tasks = [asyncio.create_task(f()) for f in (session.poll_leds, session.poll_world, session.poll_status)]
-    runner = None
+    stop_serving = None
     try:
-        runner, url = await listen(make_app(session), port)
+        stop_serving, url = await listen(make_app(session), port)
         if on_ready:
             on_ready(url)
         await (stop or asyncio.Event()).wait()
     finally:
         for t in tasks:
             t.cancel()
-        if runner is not None:
-            await runner.cleanup()
+        if stop_serving is not None:
+            await stop_serving()
         await asyncio.to_thread(session.stop)
 
 
 async def listen(app, port):
-    """The app served on 127.0.0.1:port (loopback only: the page drives the board), bounded (a
-    header timeout, MAX_CONNECTIONS); (its runner, to clean up, and its URL)."""
+    """The app served on 127.0.0.1:port (loopback only: the page drives the board), bounded: a
+    connection must send its request's head within HEADER_TIMEOUT_S, and past MAX_CONNECTIONS one
+    is cut as it comes. (An async function that stops it, its URL.)"""
     # keepalive_timeout: aiohttp arms it when a connection is made and closes a connection still
     # idle when it fires (web_protocol.RequestHandler.connection_made): the header timeout.
     runner = web.AppRunner(app, access_log=None, keepalive_timeout=HEADER_TIMEOUT_S)
     await runner.setup()
-    limit_connections(runner.server, MAX_CONNECTIONS)
+    handlers = runner.server
+    # Handlers made but not yet connected: asyncio accepts a burst of connections, making each one's
+    # protocol at once and connecting them later (call_soon), so the server's count lags behind.
+    fresh = []
+
+    def protocol():
+        now = time.monotonic()
+        fresh[:] = [(t, h) for t, h in fresh if h.transport is None and now - t < 1.0]
+        if len(handlers.connections) + len(fresh) >= MAX_CONNECTIONS:
+            return _Refused()
+        handler = handlers()
+        fresh.append((now, handler))
+        return handler
+
     try:
-        await web.TCPSite(runner, "127.0.0.1", port).start()
+        tcp = await asyncio.get_running_loop().create_server(protocol, "127.0.0.1", port)
     except OSError as e:
         await runner.cleanup()
         raise NestError(f"--port {port}: cannot listen on 127.0.0.1 ({e.strerror}); "
                         "pick another port, or 0 for any free one") from None
-    host, real_port = runner.addresses[0][:2]
-    return runner, f"http://{host}:{real_port}/"
+
+    async def stop():
+        tcp.close()
+        await runner.cleanup()
+
+    return stop, f"http://127.0.0.1:{tcp.sockets[0].getsockname()[1]}/"
