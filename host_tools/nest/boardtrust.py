@@ -10,6 +10,7 @@ The schemas (one per message kind the host reads) are here so that `monitor`, `p
 """
 
 import math
+import re
 import unicodedata
 from pathlib import Path
 
@@ -84,6 +85,14 @@ class Map:
         self.spec = spec
 
 
+class Text:
+    """A string that matches `pattern` whole (`what` says what it is, for the message)."""
+
+    def __init__(self, pattern, what):
+        self.pattern = re.compile(pattern)
+        self.what = what
+
+
 class BoardLie(ValueError):
     """A line from the board whose shape is not its kind's: what is wrong, where."""
 
@@ -133,7 +142,7 @@ ANSWERS = {
     "log": {"name": str, "lines!": [str]},
     "sensors": {"grams": (NUM, None), "at_rest": bool, "noise_g": (NUM, None), "sps": (NUM, None),
                 "pole_seated": (bool, None), "hx711": str, "nest": str, "mem_alloc": INT},
-    "io": {"buttons!": Map(bool), "leds!": str, "cap": INT},
+    "io": {"buttons!": Map(bool), "leds!": Text(r"(?:[0-9a-fA-F]{6})*", "RGB hex"), "cap": INT},
     "settings": {"settings!": Map(ANY)},
     "set": {"settings!": Map(ANY)},
     "masses": {"masses!": Map(NUM)},
@@ -188,6 +197,8 @@ def _fits(spec, v, where):
         ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
     elif isinstance(spec, type):
         ok = isinstance(v, spec)
+    elif isinstance(spec, Text):
+        ok = isinstance(v, str) and spec.pattern.fullmatch(v) is not None
     elif isinstance(spec, tuple):
         for alternative in spec:
             try:
@@ -231,6 +242,8 @@ def _short(v):
 def _spec_name(spec):
     if isinstance(spec, tuple):
         return " or ".join(_spec_name(s) for s in spec)
+    if isinstance(spec, Text):
+        return spec.what
     if isinstance(spec, (dict, Map)):
         return "an object"
     if isinstance(spec, list):

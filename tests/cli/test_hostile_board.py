@@ -131,3 +131,10 @@ def test_nest_test_takes_a_broken_result_line_as_a_failed_test(line):
 
 def test_nest_test_reads_a_good_result_line():
     assert result_line('{"test": "m::f", "ok": true, "ms": 3}') == {"test": "m::f", "ok": True, "ms": 3}
+
+
+def test_an_io_answer_whose_leds_are_not_hex_fails_its_request():
+    con = console([], answer=lambda c: {"re": c["cmd"], "id": c["id"], "ok": True, "buttons": {},
+                                        "leds": "zz0011"})
+    with pytest.raises(NestError, match="leds: 'zz0011' is not RGB hex"):
+        con.request("io")
