@@ -33,7 +33,9 @@ from testkit.boardkit import (
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from testkit import hostile_board  # noqa: E402
 from testkit.fuzz_kit import fuzz_replay, fuzz_web  # noqa: E402
+from testkit.web_kit import slow_clients  # noqa: E402
 
 FLASH_OPS = ("open", "write", "close", "rename")
 # aimed in turn: the flash operations of three appends to the game log (open, write, close each;
@@ -175,6 +177,36 @@ def drill_fuzz_replay(folder, n, seed):
             "also through `nest replay` (exit 0 or 2, no traceback)")
 
 
+def drill_hostile(folder):
+    n = hostile_board.drill(folder)
+    return (f"{n['lies']} lies of a board (testkit.hostile_board: a /data listing naming paths out of it, "
+            "event and answer shapes that are not their kind's, escape sequences in every string, a "
+            "version record that is a string, broken test result lines) against nest flash's backup, "
+            f"monitor, diag, ports and test: {n['refused']} refused with a clear error, {n['shown']} "
+            f"shown (as malformed, or with their control characters escaped); {n['written_out']} files "
+            f"written out of the backup folder, {n['control_chars']} control characters to the terminal, "
+            "0 tracebacks")
+
+
+def drill_slow_clients(folder):
+    r = slow_clients(folder)
+    if not (r["served"] and r["cut_after_s"] is not None and r["http_closed"] == r["control_closed"]
+            == r["connections"]):
+        raise AssertionError(f"a slow client was not bounded: {r}")
+    return (f"nest web: a page that never reads ({r['sent']} requests sent, no answer read) cut after "
+            f"{r['cut_after_s']:.1f} s, nest web's memory {r['rss_mb']:.0f} MB before, "
+            f"{r['rss_after_mb']:.0f} MB after; {r['connections']} half-open HTTP connections: "
+            f"{r['http_at_once']} cut at once (cap {r['http_cap']}), all closed within "
+            f"{r['http_last_s']:.0f} s (header timeout {r['header_s']:.0f} s), the page served after; "
+            f"the control channel: {r['connections']} idle connections without a token, "
+            f"{r['control_at_once']} cut at once (cap {r['control_cap']}), all closed within "
+            f"{r['control_last_s']:.0f} s (first-line timeout {r['first_line_s']:.0f} s)")
+
+
+HOSTILE = "a board that lies, to the host tools"
+SLOW = "slow and idle clients of nest web and the control channel"
+
+
 def run(name, fn, *args):
     t = time.monotonic()
     print(f"{name} ...", flush=True)
@@ -222,6 +254,8 @@ def job_rest(folder, lines, deploys, seed, aimed, fuzz):
         run("HX711 unplugged/replugged, noisy cell, reed stuck", on_board, folder / "sensors", drill_sensors),
         run(f"a deploy cut at random points, {deploys} times", drill_deploys, deploys, seed,
             folder / "deploy"),
+        run(HOSTILE, drill_hostile, folder / "hostile"),
+        run(SLOW, drill_slow_clients, folder / "slow"),
     ]
 
 
@@ -240,13 +274,16 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "docs" / "reliability.md"))
     ap.add_argument("--timing", choices=("host", "esp32", "esp32-worst"), default="host",
                     help="the boards' speed (docs/virtual-board.md); default host")
-    ap.add_argument("--only", choices=("aimed",),
-                    help="run this drill alone (aimed: the aimed power cuts, --aimed of them) and "
-                         "rewrite only its row of the table in --out")
+    ap.add_argument("--only", choices=("aimed", "hostile", "slow"),
+                    help="run this drill alone (aimed: the aimed power cuts, --aimed of them; hostile: "
+                         "a board that lies; slow: slow and idle clients) and rewrite only its row of "
+                         "the table in --out")
     args = ap.parse_args()
     os.environ["NEST_DRILL_TIMING"] = args.timing
     if args.only == "aimed":
         return only_aimed(args)
+    if args.only:
+        return only_one(args)
     if args.small:
         args.cuts, args.lines, args.deploys, args.aimed, args.fuzz = 10, 500, 4, 10, 200
     sizes = (args.cuts, args.lines, args.deploys, args.aimed, args.fuzz, args.seed, args.jobs)
@@ -297,18 +334,37 @@ def only_aimed(args):
     return 0 if r["ok"] == "pass" else 1
 
 
+def only_one(args):
+    """A drill that needs no board of its own (hostile, slow) alone: its row rewritten (added if
+    the table has none yet), naming its own command and date."""
+    cmd = f".venv/bin/python -m lab.drills --only {args.only}"
+    name, fn = {"hostile": (HOSTILE, drill_hostile), "slow": (SLOW, drill_slow_clients)}[args.only]
+    with tempfile.TemporaryDirectory(prefix="drills-") as tmp:
+        r = run(name, fn, Path(tmp))
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    r["detail"] += f" (this row alone: `{cmd}`, run {date})"
+    replace_row(Path(args.out), r, add=True)
+    return 0 if r["ok"] == "pass" else 1
+
+
 def table_row(r):
     return f"| {r['name']} | {r['ok']} | {r['detail'].replace('|', '/')} | {r['secs']:.0f} s |"
 
 
-def replace_row(path, r):
-    """The row of drill `r` (found by the words before its count) in the table `write` made."""
+def replace_row(path, r, add=False):
+    """The row of drill `r` (found by the words before its count) in the table `write` made; `add`:
+    a drill with no row yet gets one after the last."""
     text = path.read_text()
     head, marker, tail = text.partition("<!-- drills:begin -->")
     table, end, after = tail.partition("<!-- drills:end -->")
-    key = "| " + r["name"].rsplit(",", 1)[0] + ","
+    key = "| " + (r["name"].rsplit(",", 1)[0] + "," if "," in r["name"] else r["name"] + " |")
     lines = table.split("\n")
     at = [i for i, line in enumerate(lines) if line.startswith(key)]
+    if add and marker and end and not at:
+        last = max(i for i, line in enumerate(lines) if line.startswith("| "))
+        lines.insert(last + 1, table_row(r))
+        path.write_text(head + marker + "\n".join(lines) + end + after)
+        return
     if not marker or not end or len(at) != 1:
         raise SystemExit(f"{path}: no single row starting {key!r} between the drills markers")
     lines[at[0]] = table_row(r)

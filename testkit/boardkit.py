@@ -30,6 +30,7 @@ from gulo.rules import NEST_FULL, Game
 from gulo.vocab import BUTTON_PIN_NAMES
 from gulo.vocab import BUTTONS as BUTTON_NAMES
 from nest.appboard import FIRMWARE, Console, start_app_board, write_file
+from nest.boardtrust import BoardLie, checked
 from nest.vboard import VirtualBoard
 from nest.words import note_kind
 
@@ -148,6 +149,10 @@ class NestUnderTest:
     def handle(self, ev):
         """One console line taken into account (what wait() and drain() do with each line)."""
         self.seen.append(ev)
+        try:
+            checked(ev)  # every line the firmware sends fits the schema the host tools read it by
+        except BoardLie as e:
+            raise Mismatch(f"a line the host's schema (nest.boardtrust) refuses: {e}: {ev}") from None
         kind = ev.get("ev")
         if kind == "action":
             self._check_action(ev)

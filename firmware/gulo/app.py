@@ -34,7 +34,7 @@ from micropython import const
 from gulo import sounds
 from gulo.clock import Clock
 from gulo.debounce import Hold
-from gulo.gamestore import GameStore, Settings
+from gulo.gamestore import GameStore, Settings, calibration_ok
 from gulo.hx711 import DEFAULT_COUNTS_PER_G, HX711Fault, Scale, Silence
 from gulo.ledview import LedView, brightness_cap
 from gulo.nestfault import NestWatch
@@ -42,6 +42,7 @@ from gulo.peripherals import Peripherals
 from gulo.rules import Game
 from gulo.turnflow import CONFIRM, WON, TurnFlow
 from gulo.vocab import MAX_LINE as _MAX_LINE  # longer input is refused unread
+from gulo.vocab import setting_ok
 from gulo.weigher import DEFAULT_MASSES, Weigher
 
 # The settings' defaults (config.json, calib.json on flash).
@@ -49,6 +50,7 @@ CONFIG = {"players": 2, "variant": "standard", "volume": 50, "brightness": 100}
 # tare_pole: the reed at the tare (None: never tared by this firmware, the zero is not trusted)
 CALIBRATION = {"offset": 0, "counts_per_g": DEFAULT_COUNTS_PER_G, "masses": DEFAULT_MASSES,
                "tare_pole": None}
+
 
 _WDT_MS = const(8000)
 # The writer waits at most this long (ms) for the lights and the buzzer to show an action before
@@ -76,8 +78,8 @@ class Nest:
         self.hw = hw or Peripherals(time, self.clock.now())
         self.store = GameStore(data)
         # Settings are written like the game: a full flash is a reported fault, not an exception.
-        self.config = Settings(data + "/config.json", CONFIG, self.store)
-        self.calib = Settings(data + "/calib.json", CALIBRATION, self.store)
+        self.config = Settings(data + "/config.json", CONFIG, self.store, setting_ok)
+        self.calib = Settings(data + "/calib.json", CALIBRATION, self.store, calibration_ok)
         self.storage_shown = None
         self.scale = Scale(self.calib.values["counts_per_g"], self.calib.values["offset"])
         self.view = LedView(cap=brightness_cap(self.config.values["brightness"]))

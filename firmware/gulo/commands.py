@@ -15,10 +15,8 @@ from gulo.calibration import CalibrationError
 from gulo.ledview import wheel
 from gulo.store import CorruptFile
 from gulo.turnflow import CALIBRATE
+from gulo.vocab import setting_ok
 
-# Settings the `set` command accepts: key -> the test its value must pass.
-_OK = {"players": lambda v: v in (2, 3, 4, 5, 6), "variant": lambda v: v in ("standard", "fast"),
-       "volume": lambda v: v in range(0, 101), "brightness": lambda v: v in range(0, 101)}
 # The solid `leds` test patterns (gulo.vocab.LED_PATTERNS; led_pattern() paints the others).
 SOLID = {"off": (0, 0, 0), "white": (255, 255, 255), "red": (255, 0, 0), "green": (0, 255, 0),
          "blue": (0, 0, 255)}
@@ -100,8 +98,8 @@ def _dispatch(nest, cmd, args, id):
         print(answer(cmd, id, settings=nest.config.values))
     elif cmd == "set":
         key, value = args["key"], args["value"]
-        if isinstance(value, bool) or not _OK[key](value):
-            print(console.refusal(cmd, id, "set: bad value for %s" % key))
+        if not setting_ok(key, value):
+            print(console.refusal(cmd, id, "set: bad value for %s: %s" % (key, console.wanted(key))))
             return
         nest.config.values[key] = value
         nest.config.save()

@@ -10,7 +10,7 @@
 
 import json
 
-from gulo.vocab import BUTTONS, EGG_COLOURS, LED_PATTERNS, MAX_LINE
+from gulo.vocab import BUTTONS, EGG_COLOURS, LED_PATTERNS, MAX_LINE, SETTINGS, setting_ok
 
 # Command -> {field: (kind, required)}; the kinds are checked by _check().
 COMMANDS = {
@@ -36,7 +36,6 @@ COMMANDS = {
     "call": {},
     "help": {},
 }
-SETTINGS = {"players": "players", "variant": "variant", "volume": "volume", "brightness": "brightness"}
 _STEPS = ("start", "check", "done", "cancel", "status")
 
 
@@ -57,10 +56,8 @@ def _num_in(v, lo, hi):
 
 def _check(kind, v):
     """None if v is a good value of this kind, else what it should be."""
-    if kind == "players":
-        return None if _int_in(v, 2, 6) else "a whole number from 2 to 6"
-    if kind == "variant":
-        return None if v in ("standard", "fast") else "'standard' or 'fast'"
+    if kind in SETTINGS:  # players, variant: the settings' own check (gulo.vocab)
+        return None if setting_ok(kind, v) else wanted(kind)
     if kind == "int":
         return None if _int_in(v, 0, 2147483647) else "a whole number >= 0"
     if kind == "button":
@@ -88,6 +85,14 @@ def _check(kind, v):
     if kind == "key":
         return None if v in SETTINGS else "one of " + ", ".join(SETTINGS)
     return None  # "any": checked by the setting itself
+
+
+def wanted(key):
+    """What a good value of the setting `key` is, in words."""
+    allowed = SETTINGS[key]
+    if isinstance(allowed[0], str):
+        return "one of " + ", ".join(allowed)
+    return "a whole number from %d to %d" % allowed
 
 
 def shape(text):
@@ -123,6 +128,47 @@ def shape(text):
     return (0 if empty else commas + 1), deepest
 
 
+def load_object(text, example):
+    """The JSON object of one line, refused (ConsoleError) as the console refuses a line: not JSON,
+    not an object, a key given twice (json.loads would keep the last), a number that is not finite
+    (CPython's json takes NaN, Infinity and 1e99999). Shared with `nest replay` (nest.replay), so a
+    game log is held to the console's rules. `example`: a good line, for the message."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        raise ConsoleError("not JSON: one object per line, e.g. " + example)
+    if not isinstance(obj, dict):
+        raise ConsoleError("not a JSON object")
+    if shape(text)[0] != len(obj):
+        raise ConsoleError("a field given twice: each field once, e.g. " + example)
+    if not _finite(obj):
+        raise ConsoleError("a number that is not finite (NaN, Infinity or too large)")
+    return obj
+
+
+def _finite(v):
+    if isinstance(v, float):
+        return v - v == 0  # nan for NaN and for an infinity
+    if isinstance(v, dict):
+        v = v.values()
+    elif not isinstance(v, list):
+        return True
+    for item in v:
+        if not _finite(item):
+            return False
+    return True
+
+
+def check_fields(obj, kinds):
+    """ConsoleError naming the first field of `obj` named in `kinds` ({field: kind}, the kinds of
+    _check) whose value is not of its kind."""
+    for field in kinds:
+        if field in obj:
+            want = _check(kinds[field], obj[field])
+            if want is not None:
+                raise ConsoleError("field %s must be %s" % (field, want))
+
+
 def parse(line):
     """(cmd, args, id) from one console line; ConsoleError naming the command and field."""
     if isinstance(line, (bytes, bytearray)):
@@ -134,14 +180,7 @@ def parse(line):
             raise ConsoleError("not UTF-8 text")
     if len(line) > MAX_LINE:
         raise ConsoleError("line too long (over %d bytes)" % MAX_LINE)
-    try:
-        obj = json.loads(line)
-    except ValueError:
-        raise ConsoleError("not JSON: send one object per line, e.g. {\"cmd\": \"help\"}")
-    if not isinstance(obj, dict):
-        raise ConsoleError("not a JSON object")
-    if shape(line)[0] != len(obj):
-        raise ConsoleError("a field given twice: each field once, e.g. {\"cmd\": \"status\"}")
+    obj = load_object(line, '{"cmd": "help"}')
     id = obj.get("id")
     if id is not None and not (isinstance(id, (int, str)) and not isinstance(id, bool)):
         raise ConsoleError("id must be a number or a string")

@@ -43,6 +43,8 @@ def game_from_setup(obj, line=1):
     setup = obj.get("setup")
     if not isinstance(setup, dict):
         raise LogError(line, 'the first line must be the set-up: {"setup": {...}}')
+    if "do" in obj:
+        raise LogError(line, "an action on the set-up line (the set-up is a line of its own)")
     for key in ("players", "variant", "path", "deck"):
         if key not in setup:
             raise LogError(line, "set-up lacks %r" % key)

@@ -15,6 +15,8 @@ import os
 from gulo import store
 from gulo.gamelog import LogError, read_log, setup_record
 from gulo.store import CorruptFile
+from gulo.vocab import EGG_COLOURS
+from gulo.weigher import Weigher
 
 KEEP_GAMES = 20  # finished games kept on flash; the oldest go first
 
@@ -284,10 +286,13 @@ class GameStore:
 
 class Settings:
     """A small JSON dict on flash with defaults; a damaged file falls back to them (and says so).
-    `writer` (the GameStore, given by gulo.app.Nest) saves it as it saves the game: a full flash
-    is a reported fault, never an exception out of a command."""
+    `ok(key, value)` checks each saved value: one it refuses is replaced by its default and named
+    in `problem` (a value that passed the console's check once may not pass today's firmware, and
+    the file is read at every boot: a bad one must not stop the nest for good). `writer` (the
+    GameStore, given by gulo.app.Nest) saves it as it saves the game: a full flash is a reported
+    fault, never an exception out of a command."""
 
-    def __init__(self, path, defaults, writer=None):
+    def __init__(self, path, defaults, writer=None, ok=None):
         self.path = path
         self.writer: "GameStore | None" = writer
         self.values = dict(defaults)
@@ -304,12 +309,46 @@ class Settings:
         except ValueError:
             self.problem = "%s is not JSON: defaults used" % path
             return
+        if not isinstance(saved, dict):
+            self.problem = "%s is not a JSON object: defaults used" % path
+            return
+        bad = []
         for k in defaults:
-            if k in saved:
+            if k not in saved:
+                continue
+            if ok is None or ok(k, saved[k]):
                 self.values[k] = saved[k]
+            else:
+                bad.append(k)
+        if bad:
+            self.problem = "%s: bad %s: default used" % (path, ", ".join(bad))
 
     def save(self):
         if self.writer is not None:
             return self.writer.write(self.path, json.dumps(self.values))
         store.save(self.path, json.dumps(self.values))
         return True
+
+
+def calibration_ok(key, v):
+    """True if v is a usable saved calibration value (calib.json is read at every boot: a value the
+    scale or the weigher cannot use would stop the nest at every boot)."""
+    if isinstance(v, bool):
+        return key == "tare_pole"
+    if key == "offset":
+        return isinstance(v, int)
+    if key == "counts_per_g":  # a number, finite (v - v is nan for inf and nan) and not zero
+        return isinstance(v, (int, float)) and v - v == 0 and v != 0
+    if key == "masses":
+        if not isinstance(v, dict) or sorted(v) != sorted(EGG_COLOURS):
+            return False
+        for c in v:
+            m = v[c]
+            if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0.5 <= m <= 5000:
+                return False
+        try:
+            Weigher(v)  # its own check: any two eggs outweigh any one
+        except ValueError:
+            return False
+        return True
+    return key == "tare_pole" and v is None

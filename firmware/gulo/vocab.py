@@ -1,8 +1,9 @@
 # The nest's vocabulary, defined once: the names the firmware and the host both use. The turn
 # flow, the console parser, the LED view and the hardware's wiring import it on the board; the
 # `nest` tools, the play page's server and the tests import the very same module on the host
-# (gulo is one installable package with nest: pyproject.toml). Plain data, no `machine`, and
-# small: it is imported at boot (by the turn flow), so its few tuples sit in the heap for good.
+# (gulo is one installable package with nest: pyproject.toml). Plain data and one check, no
+# `machine`, and small: it is imported at boot (by the turn flow), so its few tuples sit in the heap
+# for good.
 
 # The six buttons, by the name the turn flow and the console's `press` use, in the panel's order;
 # BUTTON_PIN_NAMES names each one's pin in the pin map (gulo.board.BUTTON_<NAME>), which is also the
@@ -30,3 +31,21 @@ LED_PATTERNS = ("off", "white", "red", "green", "blue", "rainbow", "game")
 
 # A console line longer than this (bytes) is refused unread: nothing on the console needs more.
 MAX_LINE = 512
+
+# The settings (config.json) the console's `set` changes: key -> the whole numbers (lo, hi) it takes,
+# or its words. Checked when set (gulo.commands) and again when loaded at boot (gulo.app), where a
+# bad saved value would otherwise stop the nest at every boot (a float brightness raises in the
+# lights task, a float player count in the rules).
+SETTINGS: dict[str, tuple] = {"players": (2, 6), "variant": ("standard", "fast"), "volume": (0, 100),
+                              "brightness": (0, 100)}
+
+
+def setting_ok(key, v):
+    """True if v is a good value of the setting `key`: one of its words, or a whole number in its
+    range (an int: never a float such as 50.0, never a bool)."""
+    allowed = SETTINGS.get(key)
+    if allowed is None:
+        return False
+    if isinstance(allowed[0], str):
+        return isinstance(v, str) and v in allowed
+    return isinstance(v, int) and not isinstance(v, bool) and allowed[0] <= v <= allowed[1]

@@ -30,3 +30,11 @@ def test_shape_counts_what_is_written():
     assert shape('{"a": 1, "a": 2}') == (2, 1)
     assert shape('{"a": "[[[{{{"}')[1] == 1
     assert shape("[" * 50)[1] == 50
+
+
+def test_a_number_that_is_not_finite_is_refused():
+    # CPython's json takes 1e99999 (inf), NaN and Infinity; the console refuses them before any
+    # field's own check (nest replay holds a game log to the same rule: gulo.console.load_object).
+    for line in ('{"cmd": "status", "id": 1e99999}', '{"cmd": "calibrate", "grams": 1e99999}',
+                 '{"cmd": "set", "key": "volume", "value": [1, -1e99999]}'):
+        assert refused(line) is not None, line

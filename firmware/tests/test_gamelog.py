@@ -74,3 +74,9 @@ def test_state_json_is_the_contract():
             "positions", "turn", "demand", "nest", "winner"]
     at = [text.index('"%s":' % k) for k in keys]
     assert at == sorted(at)
+
+
+def test_a_set_up_line_with_an_action_on_it_is_refused():
+    both = SETUP[:-1] + ', "do": "reveal"}'
+    line, reason = error_line([both, '{"do": "reveal"}'])
+    assert line == 1 and "action on the set-up line" in reason

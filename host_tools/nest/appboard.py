@@ -11,6 +11,8 @@ serial line once the board is up (a board that boots into the app never shows th
 that VirtualBoard.start() waits for). The caller presses EN and reads the console its own way.
 """
 
+import contextlib
+import errno
 import json
 import shutil
 import time
@@ -48,6 +50,39 @@ def prepare_flash(folder, firmware=FIRMWARE, calibrated=False):
         store.save(str(calib), json.dumps(bench_calibration()))
 
 
+# The virtual board's flash (vboard/flash.mjs, FLASH_BLOCK and FLASH_BLOCKS: ESP32_GENERIC's 2 MB
+# file system of 4 KB blocks) and how it counts a folder's blocks (usedBlocks there: one per
+# folder, one per file plus one per whole block of its size).
+FLASH_BLOCK, FLASH_BLOCKS = 4096, 512
+
+
+def _blocks(path):
+    if path.is_dir():
+        return 1 + sum(_blocks(p) for p in path.iterdir())
+    return 1 + path.stat().st_size // FLASH_BLOCK if path.is_file() else 0
+
+
+def check_room(folder, firmware=FIRMWARE):
+    """NestError, before anything in `folder` changes, when the board's flash could not take the
+    firmware prepare_flash and install_main put there (gulo/ and main.py refreshed, main.py
+    written once under a temporary name first): a full flash at start is a clear error that leaves
+    the folder as it was, not a half-written main.py."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return
+    keep = [p for p in folder.iterdir() if p.name not in ("gulo", "main.py")]
+    main = Path(firmware) / "main.py"
+    new = 1 + len(list((Path(firmware) / "gulo").glob("*.py"))) + sum(
+        f.stat().st_size // FLASH_BLOCK for f in (Path(firmware) / "gulo").glob("*.py"))
+    need = new + 2 * (1 + main.stat().st_size // FLASH_BLOCK)
+    used = 1 + sum(_blocks(p) for p in keep)
+    if used + need > FLASH_BLOCKS:
+        raise NestError(f"the flash folder {folder} is full: the firmware needs {need} blocks of "
+                        f"{FLASH_BLOCK // 1024} KB and {max(FLASH_BLOCKS - used, 0)} are free (the virtual "
+                        f"board's flash is {FLASH_BLOCK * FLASH_BLOCKS // 2**20} MB); nothing changed. Make "
+                        "room in it (the finished games in data/games) or choose another --flash folder")
+
+
 def write_file(board, path, data):
     """A file onto a running board over its serial line, through the raw REPL as `nest deploy`
     enters it (Ctrl-C stops a running app first; no soft reset; a NestError if the port is held
@@ -56,7 +91,16 @@ def write_file(board, path, data):
     boot as the start of its first console line ("not JSON")."""
     with BoardLink.open(board.port) as link:
         link.enter_raw()
-        link.t.fs_writefile(path, data)
+        tmp = path + ".nest-tmp"  # renamed over `path` once whole: a full flash leaves no stub
+        try:
+            link.t.fs_writefile(tmp, data)
+            link.exec(f"import os\nos.rename({tmp!r}, {path!r})\n")
+        except OSError as e:  # mpremote's filesystem errors (ENOSPC: "[Errno 28] main.py")
+            with contextlib.suppress(Exception):
+                link.exec(f"import os\nos.remove({tmp!r})\n")
+            full = getattr(e, "errno", None) == errno.ENOSPC
+            raise NestError(f"cannot write {path} on the board: "
+                            + ("its flash is full" if full else str(e))) from None
         link.t.exit_raw_repl()
         seen = link.t.read_until(1, b">>> ", timeout=READY_PROMPT_S, timeout_overall=READY_PROMPT_S)
         if not seen.endswith(b">>> "):
@@ -73,12 +117,17 @@ def start_app_board(flash_dir, firmware=FIRMWARE, calibrated=False, **kw):
     """A VirtualBoard (kw: its options) started on `flash_dir` with the firmware (`firmware`: a
     firmware/ folder, this checkout's by default) and main.py installed, not yet reset: the caller
     opens the console, then presses EN. Stopped again if the install fails."""
+    check_room(flash_dir, firmware)
+    main = Path(flash_dir) / "main.py"
+    old_main = main.read_bytes() if main.is_file() else None
     prepare_flash(flash_dir, firmware, calibrated)
     board = VirtualBoard(flash_dir=flash_dir, **kw).start()
     try:
         install_main(board, firmware)
     except BaseException:
         board.stop()
+        if old_main is not None and not main.exists():
+            main.write_bytes(old_main)  # the board boots as it did before
         raise
     return board
 

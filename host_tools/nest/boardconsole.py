@@ -20,6 +20,7 @@ import collections
 import json
 import time
 
+from nest.boardtrust import BoardLie, Malformed, checked, plain
 from nest.errors import NestError
 
 BAUD = 115200
@@ -84,7 +85,10 @@ class BoardConsole:
                 raw, self.buf = self.buf[:nl], self.buf[nl + 1:]
                 obj, text = json_line(raw)
                 if obj is not None:
-                    return obj
+                    try:
+                        return checked(obj)
+                    except BoardLie as e:  # passed on as such: a reader never gets a lying shape
+                        return Malformed(obj, e)
                 if text:
                     self.other.append(text)
                 continue
@@ -120,6 +124,8 @@ class BoardConsole:
                 obj = self._read_line(deadline)
                 if obj is None:
                     raise NestError(self._silence(f"no answer to {cmd} within {timeout:g} s"))
+                if isinstance(obj, Malformed) and obj.re == cmd and obj.id == id:
+                    raise NestError(f"{self.name} answered {cmd} with a malformed line: {obj['malformed']}")
                 if obj.get("re") == cmd and obj.get("id") == id:
                     return obj
                 kept.append(obj)
@@ -130,11 +136,12 @@ class BoardConsole:
         """Send a command and return its answer; NestError naming the board's reason if refused."""
         answer = self.wait_answer(cmd, self.send(cmd, **fields), timeout)
         if check and not answer.get("ok"):
-            raise NestError(f"the board refused {cmd}: {answer.get('error')}")
+            raise NestError(f"the board refused {cmd}: {plain(answer.get('error'))}")
         return answer
 
     def events(self, seconds=None):
-        """Every line the board sends, in order, for `seconds` (None: until interrupted)."""
+        """Every line the board sends, in order, for `seconds` (None: until interrupted); a line whose
+        shape is not its kind's (nest.boardtrust) as a Malformed."""
         end = None if seconds is None else time.monotonic() + seconds
         while end is None or time.monotonic() < end:
             deadline = time.monotonic() + 0.2
@@ -157,7 +164,8 @@ class BoardConsole:
                     "Reset it (EN button, or `nest deploy` which resets at the end) so main.py starts "
                     "the nest app, or run `nest deploy` if the firmware is not on it")
         if seen:
-            return (f"{self.name} does not answer JSON lines ({what}); it printed: {seen[-1][:80]!r}. "
+            said = plain(repr(seen[-1][:80]))
+            return (f"{self.name} does not answer JSON lines ({what}); it printed: {said}. "
                     "Reset it, or run `nest deploy`")
         return (f"{self.name} is silent ({what}): is the nest firmware on it? Reset the board or run "
                 "`nest deploy`")

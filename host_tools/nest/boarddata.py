@@ -15,6 +15,7 @@ import json
 import time
 from pathlib import Path
 
+from nest.boardtrust import check_name, confined, plain
 from nest.errors import NestError
 
 DATA = "/data"
@@ -55,10 +56,35 @@ print(binascii.hexlify(_h.digest()).decode())
 """
 
 
+def data_name(path):
+    """The name of a board path under /data less that root ("games/0001.jsonl"), checked: the board
+    lists the names a backup is written under and restored to, and it is not trusted with either
+    (a board that lists /data/../../.bashrc must not have it written there). NestError otherwise."""
+    if not isinstance(path, str) or not path.startswith(DATA + "/"):
+        raise NestError(f"the board listed {plain(repr(path))} as its data: not a file under {DATA}; "
+                        "refused, nothing written", status=2)
+    name = path[len(DATA) + 1:]
+    check_name(name, DATA)
+    return name
+
+
+def _listing(answer):
+    """The board's listing [[path, size], ...] checked: each path under /data, each size a count."""
+    if not isinstance(answer, list):
+        raise NestError(f"the board's listing of {DATA} is not a list: {plain(str(answer)[:200])}", status=2)
+    for entry in answer:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], int)
+                and not isinstance(entry[1], bool) and entry[1] >= 0):
+            raise NestError(f"the board's listing of {DATA} holds {plain(str(entry)[:200])}: not a "
+                            "[path, size] pair; refused, nothing written", status=2)
+        data_name(entry[0])
+    return answer
+
+
 def read_data(link, say=None):
     """{board path: bytes} of every file under /data ({} when there is none)."""
     files = {}
-    for path, size in link.eval_json(_LIST % DATA):
+    for path, size in _listing(link.eval_json(_LIST % DATA)):
         data = b""
         while len(data) < size:
             out = link.exec(_READ % (path, len(data), min(CHUNK, size - len(data))), timeout=20)
@@ -82,9 +108,9 @@ def _mkdirs(link, path):
 def restore_data(link, files):
     """Write `files` back; each goes to `path.nest-tmp`, is hash-checked on the board, then renamed
     over its name (atomic on littlefs): a power cut leaves the old file or the new, whole."""
+    for path in files:
+        data_name(path)  # every name checked before the first is written
     for path, data in sorted(files.items()):
-        if not path.startswith(DATA + "/"):
-            raise NestError(f"refusing to restore {path}: only {DATA} is the nest's data", status=2)
         _mkdirs(link, path)
         tmp = path + ".nest-tmp"
         for offset in range(0, max(len(data), 1), CHUNK):
@@ -124,14 +150,20 @@ def save_backup(files, port, root=None):
     """The files under a new folder named after the time and port; returns the folder."""
     name = time.strftime("%Y%m%d-%H%M%S") + "-" + Path(str(port)).name.replace(":", "_")
     folder = Path(root or backup_root()) / name
+    targets = {path: _in_backup(folder, path) for path in files}  # all checked before one is written
     for path, data in files.items():
-        target = folder / path.lstrip("/")
+        target = targets[path]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "manifest.json").write_text(json.dumps(
         {p: hashlib.sha256(d).hexdigest() for p, d in sorted(files.items())}, indent=1))
     return folder
+
+
+def _in_backup(folder, path):
+    """Where board path `path` (/data/...) is kept in a backup folder: folder/data/..., confined."""
+    return confined(Path(folder) / DATA.lstrip("/"), data_name(path))
 
 
 def load_backup(folder):
@@ -141,11 +173,16 @@ def load_backup(folder):
         wanted = json.loads((folder / "manifest.json").read_text())
     except (OSError, ValueError) as e:
         raise NestError(f"{folder}: not a nest data backup ({e})", status=2) from None
+    if not isinstance(wanted, dict):
+        raise NestError(f"{folder}: not a nest data backup (its manifest is not an object)", status=2)
     files = {}
     for path, digest in wanted.items():
-        data = (folder / path.lstrip("/")).read_bytes()
+        target = _in_backup(folder, path)
+        try:
+            data = target.read_bytes()
+        except OSError as e:
+            raise NestError(f"{target}: cannot read the backup ({e.strerror})", status=2) from None
         if hashlib.sha256(data).hexdigest() != digest:
-            raise NestError(f"{folder / path.lstrip('/')}: changed since the backup (hash mismatch)",
-                            status=2)
+            raise NestError(f"{target}: changed since the backup (hash mismatch)", status=2)
         files[path] = data
     return files

@@ -7,6 +7,9 @@ them) and the nest firmware deployed on it (the record `nest deploy` leaves in /
 
 import json
 
+from nest.boardtrust import IDENTITY, checked_as, plain
+from nest.errors import NestError
+
 VERSION_FILE = "/.nest/version.json"
 
 _IDENTIFY = f"""
@@ -24,8 +27,16 @@ print(json.dumps({{'micropython': '%d.%d.%d' % _v[:3], 'machine': sys.implementa
 
 
 def identify(link):
-    """The board's MicroPython and nest firmware, read through an open raw-REPL link."""
-    return link.eval_json(_IDENTIFY)
+    """The board's MicroPython and nest firmware, read through an open raw-REPL link, checked
+    (nest.boardtrust.IDENTITY): a nest record of another shape (a string in version.json) is set
+    aside as None with `nest_problem` saying why; the MicroPython part of another shape is an error."""
+    info = link.eval_json(_IDENTIFY)
+    if isinstance(info, dict) and info.get("nest") is not None:
+        try:
+            checked_as(IDENTITY["nest"], info["nest"], VERSION_FILE)
+        except NestError as e:
+            info = {**info, "nest": None, "nest_problem": str(e)}
+    return checked_as(IDENTITY, info, "identity")
 
 
 def version_record(version, tree):
@@ -35,11 +46,13 @@ def version_record(version, tree):
 
 
 def describe(info):
-    """One line for `nest ports`."""
+    """One line for `nest ports` (control characters shown, never obeyed)."""
     if info is None:
         return "no MicroPython answer"
     build = f" ({info['build']})" if info.get("build") else ""
     mp = f"MicroPython {info['micropython']}, {info['machine']}{build}"
     nest = info.get("nest")
-    return mp + (f"; nest firmware {nest.get('version')} (tree {nest.get('tree')})" if nest
-                 else "; no nest firmware deployed")
+    if info.get("nest_problem"):
+        return plain(f"{mp}; nest firmware record unreadable ({info['nest_problem']})")
+    return plain(mp + (f"; nest firmware {nest.get('version')} (tree {nest.get('tree')})" if nest
+                       else "; no nest firmware deployed"))

@@ -24,6 +24,7 @@ import serial
 from gulo.hx711 import DEFAULT_COUNTS_PER_G
 from gulo.nestfault import NOISY_CG
 from nest.boardlink import DEFAULT_BAUD, BoardLink
+from nest.boardtrust import TEST_RESULT, checked_as, plain
 from nest.deploy import FIRMWARE, build, mpy_cross_version, sync
 from nest.errors import NestError
 from nest.weigh import rate_advice
@@ -185,13 +186,26 @@ def _run_one(link, test_id, timeout):
     found, stray = None, []
     for line in out.split("\n"):
         if line.startswith(MARKER):
-            found = json.loads(line[len(MARKER):])
+            found = result_line(line[len(MARKER):])
         elif line:
             stray.append(line)
+    if isinstance(found, str):
+        return Result(test_id, False, 0, found, "\n".join(stray))
     if found is None:
         error = err[:-1].decode(errors="replace") or "no result line from the board"
         return Result(test_id, False, 0, error, "\n".join(stray))
     return Result(test_id, found["ok"], found.get("ms", 0), found.get("error", ""), "\n".join(stray))
+
+
+def result_line(text):
+    """The runner's result for one test (nest.boardtrust.TEST_RESULT), or what is wrong with the
+    line (a str): the board printed it, and a broken or lying line is a failed test, not a crash."""
+    try:
+        return checked_as(TEST_RESULT, json.loads(text), "test result")
+    except ValueError:
+        return f"the board's result line is not JSON: {plain(repr(text[:200]))}"
+    except NestError as e:
+        return str(e)
 
 
 def _recover(link):
@@ -237,8 +251,8 @@ def run_tests(port=None, tests_dir=FIRMWARE / "tests", *, firmware_dir=FIRMWARE,
                 _recover(link)
             report.results.append(result)
             say(f"{'PASS' if result.ok else 'FAIL'} {test_id} ({result.ms} ms)")
-            if not result.ok:
-                say("    " + result.error.strip().replace("\n", "\n    "))
+            if not result.ok:  # the board's text: control characters shown, never obeyed
+                say("    " + plain(result.error.strip(), newlines=True).replace("\n", "\n    "))
         if not keep:
             link.exec(CLEANUP, timeout=30)
             say(f"removed {', '.join(LEFT_BEHIND[:2])} from the board (--keep keeps them)")
@@ -322,7 +336,7 @@ def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT
 
     def record(name, ok, error=""):
         report.results.append(Result(f"hardware::{name}", ok, 0, error))
-        say(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {error}" if error else ""))
+        say(plain(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {error}" if error else "")))
 
     def yes(question):
         while True:  # a typo is asked again, not taken for a "no"

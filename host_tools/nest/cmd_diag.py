@@ -29,6 +29,7 @@ from gulo.vocab import (
     EGG_COLOURS,
 )
 from nest.boardconsole import open_console
+from nest.boardtrust import plain
 from nest.cmd_monitor import describe
 from nest.errors import NestError
 from nest.weigh import rate_advice
@@ -150,7 +151,7 @@ class View:
 
     def event(self, ev):
         note = ev.get("note") or {}
-        text, _bad = describe(ev)
+        text = plain(describe(ev)[0])  # the board's words: control characters shown, never obeyed
         stamp = time.strftime("%H:%M:%S")
         if "nest" in note:
             self.verdicts.append(f"{stamp} {text}")

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 from nest.boardconsole import open_console
+from nest.boardtrust import confined, plain
 from nest.errors import NestError
 
 # The only log names the firmware makes (gulo.gamestore.GameStore.finish: "%04d.jsonl", numbered
@@ -30,7 +31,7 @@ def board_log_names(answer):
     the firmware makes; NestError naming the first one that is not."""
     names = answer.get("logs")
     if not isinstance(names, list):
-        raise NestError(f"the board's answer to logs has no list of logs: {str(answer)[:200]}")
+        raise NestError(f"the board's answer to logs has no list of logs: {plain(str(answer)[:200])}")
     for name in names:
         if not isinstance(name, str) or not ARCHIVE_NAME.fullmatch(name):
             raise NestError(f"the board named a log {name!r}, which is not a name the firmware makes "
@@ -54,11 +55,11 @@ def pull(con, out, current=True):
         if not answer.get("ok"):
             if name == "current":
                 continue  # no game under way (or nothing played yet)
-            raise NestError(f"the board refused log {name}: {answer.get('error')}")
+            raise NestError(f"the board refused log {name}: {plain(answer.get('error'))}")
         lines = answer.get("lines")
         if not isinstance(lines, list) or not all(isinstance(s, str) for s in lines):
             raise NestError(f"log {name}: the board's answer has no list of lines")
-        path = out / (name if name.endswith(".jsonl") else f"{name}.jsonl")
+        path = confined(out, name if name.endswith(".jsonl") else f"{name}.jsonl")
         tmp = path.with_suffix(".tmp")
         try:
             tmp.write_text("".join(s + "\n" for s in lines))

@@ -5,6 +5,7 @@ import sys
 import time
 
 from nest.boardconsole import open_console
+from nest.boardtrust import Malformed, plain
 from nest.words import Words
 
 COLOUR_NAMES = {"G": "green", "Y": "yellow", "R": "red", "B": "blue", "P": "purple"}
@@ -26,6 +27,8 @@ def add_parser(sub):
 
 def describe(ev):
     """A readable line for one console event, and whether it is bad news (fault, alarm)."""
+    if isinstance(ev, Malformed):  # its shape is not its kind's (nest.boardtrust): shown, not read
+        return f"MALFORMED line from the board ({ev['malformed']}): {ev['line']}", True
     kind = ev.get("ev")
     if kind == "action":
         return _action(ev["action"], ev.get("outcome") or {})
@@ -131,7 +134,7 @@ def run(args):
                     print(json.dumps(ev), flush=True)
                     continue
                 text, bad = describe(ev)
-                line = f"{time.strftime('%H:%M:%S')} {text}"
+                line = f"{time.strftime('%H:%M:%S')} {plain(text)}"
                 if bad and tty:
                     line = f"{RED}{BOLD}{line}{RESET}"
                 print(line, flush=True)

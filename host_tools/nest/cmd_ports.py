@@ -2,6 +2,7 @@
 each board, what it runs (MicroPython version and board name, as `mpflash list` shows them, and
 the nest firmware deployed on it)."""
 
+from nest.boardtrust import plain
 from nest.errors import NestError
 from nest.ports import list_ports
 
@@ -37,9 +38,9 @@ def run(args):
         return 0
     print(f"  {'PORT':<16} {'VID:PID':<10} {'SERIAL':<18} {'BRIDGE':<28} DESCRIPTION")
     for p in ports:
-        print(("* " if p.esp32_like else "  ") + p.line(), flush=True)
+        print(plain(("* " if p.esp32_like else "  ") + p.line()), flush=True)  # USB strings cross a wire too
         if p.esp32_like and not args.no_probe:
-            print(f"    {probe(p.device)}", flush=True)
+            print(f"    {plain(probe(p.device))}", flush=True)
     boards = sum(p.esp32_like for p in ports)
     print(f"{boards} ESP32-like port(s) (*)" + ("; commands pick it by themselves" if boards == 1 else "")
           + ("; choose one with --port PORT or --port id:SERIAL" if boards > 1 else ""))

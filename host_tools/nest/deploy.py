@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nest.boardlink import DEFAULT_BAUD, BoardLink
+from nest.boardtrust import MANIFEST, checked_as, plain
 from nest.errors import NestError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -72,8 +73,11 @@ class DeployReport:
     skipped: list = field(default_factory=list)   # files of the folder not for the board (HOST_ONLY)
 
     def plan_lines(self):
-        return ([f"send   {p}" for p in self.send] + [f"delete {p}" for p in self.delete]
-                + [f"keep   {p}" for p in self.keep] + [f"skip   {p} (host-side file)" for p in self.skipped])
+        """The plan, one line a file; the names to delete come from the board: control characters
+        shown, never obeyed."""
+        return [plain(line) for line in
+                [f"send   {p}" for p in self.send] + [f"delete {p}" for p in self.delete]
+                + [f"keep   {p}" for p in self.keep] + [f"skip   {p} (host-side file)" for p in self.skipped]]
 
     def summary(self):
         verb = "would send" if self.dry_run else "sent"
@@ -275,7 +279,9 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
         info = json.loads(out[-2] if not dry_run else out[-1])
         finished = False if dry_run else json.loads(out[-1])
     except (IndexError, ValueError):
-        raise NestError(f"unexpected answer from the board to the manifest: {out[-3:]!r}") from None
+        said = plain(repr(out[-3:]))
+        raise NestError(f"unexpected answer from the board to the manifest: {said}") from None
+    checked_as(MANIFEST, info, "manifest")
     have = board_mpy_version(info["mpy"])
     if have != want:
         raise NestError(f"the board runs MicroPython with .mpy v{have[0]}.{have[1]} but mpy-cross makes "

@@ -37,11 +37,16 @@ def matching_micropython():
 
 
 def board_id_for(chip, build=""):
-    """MicroPython's board id: the board's own `_build` if it said, else the generic one of the chip."""
-    if build:
-        return build
+    """MicroPython's board id: the board's own `_build` if it said one of the chip's generic builds
+    (ESP32_GENERIC, ESP32_GENERIC_OTA, ...), else the generic one of the chip. The build comes from
+    the board and picks the file to download: anything else it says (another chip's, a name that
+    is no board id) is not used; the chip is esptool's, read from the ROM bootloader."""
     suffix = chip.upper().replace("ESP32", "").strip("-")
-    return "ESP32_GENERIC" + (f"_{suffix}" if suffix else "")
+    generic = "ESP32_GENERIC" + (f"_{suffix}" if suffix else "")
+    if isinstance(build, str) and re.fullmatch(r"[A-Z0-9_]{1,40}", build) and (
+            build == generic or build.startswith(generic + "_")):
+        return build
+    return generic
 
 
 def cache_dir():

@@ -19,7 +19,7 @@ from pathlib import Path
 import serial
 
 from nest.errors import NestError
-from nest.ports import pid_alive, runtime_dir
+from nest.ports import pid_alive, private_dir, runtime_dir, write_private
 
 
 def _note_path(port):
@@ -39,11 +39,9 @@ def this_command():
 def claim(port):
     """Leave the note naming this process as the port's holder; returns its path (for release)."""
     path = _note_path(port)
+    private_dir(private_dir().joinpath("ports"))  # NestError if another user could plant notes
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"pid": os.getpid(), "command": this_command(), "port": str(port)}))
-        os.replace(tmp, path)
+        write_private(path, json.dumps({"pid": os.getpid(), "command": this_command(), "port": str(port)}))
     except OSError:
         return None  # the note is a courtesy: the lock itself is the port's
     return path
@@ -84,10 +82,11 @@ def _proc_holders(port):
 def who_holds(port):
     """`nest monitor --port P` (pid 12), `picocom` (pid 40), ... or None when nobody is known."""
     try:
+        private_dir(_note_path(port).parent, create=False)  # a note another user could plant is no name
         note = json.loads(_note_path(port).read_text())
         if note["pid"] != os.getpid() and pid_alive(int(note["pid"])):
             return f"`{note['command']}` (pid {note['pid']})"
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, NestError):
         pass
     holders = _proc_holders(port)
     if holders:

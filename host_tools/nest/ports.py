@@ -8,6 +8,8 @@ ESP32 boards, or a running virtual board); otherwise a clear error lists what wa
 import getpass
 import json
 import os
+import secrets
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,20 +72,72 @@ def runtime_dir():
     return Path(base) / f"gulo-nest-{who}"
 
 
+def private_dir(folder=None, create=True):
+    """`folder` (the runtime folder by default) as a folder only this user can use: made 0700 if
+    missing (None when missing and not `create`), NestError when it is a link, not this user's, or
+    writable by the group or others (anyone could then plant a note naming a port, or a link where a
+    note is written); a folder of this user's readable by others is closed to 0700. On Windows
+    (no os.getuid) the per-user temp folder is private already and mode bits mean little."""
+    folder = Path(folder or runtime_dir())
+    if create:
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as e:
+            raise NestError(f"cannot make the runtime folder {folder}: {e.strerror}") from None
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise NestError(f"cannot use the runtime folder {folder}: {e.strerror}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise NestError(f"the runtime folder {folder} is not a folder (a link or a file): refusing to "
+                        "use it; remove it, or set XDG_RUNTIME_DIR to a folder of your own")
+    if not hasattr(os, "getuid"):
+        return folder
+    if st.st_uid != os.getuid():
+        raise NestError(f"the runtime folder {folder} belongs to another user (uid {st.st_uid}): refusing "
+                        "to use it; remove it, or set XDG_RUNTIME_DIR to a folder of your own")
+    if st.st_mode & 0o022:
+        raise NestError(f"the runtime folder {folder} is writable by other users "
+                        f"(mode {stat.S_IMODE(st.st_mode):o}): refusing to use it; remove it, or "
+                        "set XDG_RUNTIME_DIR to a folder of your own")
+    if st.st_mode & 0o077:
+        os.chmod(folder, 0o700)
+    return folder
+
+
+def write_private(path, text):
+    """`text` into `path` (in a private_dir), readable by this user only (0600), whole or not at all:
+    written to a random temporary name created afresh (O_EXCL: never an existing file or link;
+    O_NOFOLLOW where the system has it), then renamed over `path` (a rename replaces a link, never
+    writes through it)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(tmp, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
 def virtual_board_dir():
     """Where running virtual boards (`nest sim`) announce themselves, one JSON file each."""
     return runtime_dir()
 
 
 def announce_virtual_board(port, **extra):
-    """Called by a running virtual board: returns the file to delete when it stops."""
-    folder = virtual_board_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{os.getpid()}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"port": port, "pid": os.getpid(), **extra}))
-    tmp.replace(path)
-    return path
+    """Called by a running virtual board: returns the file to delete when it stops. The
+    announcement carries the control channel's token: private_dir and write_private keep it this
+    user's."""
+    folder = private_dir(virtual_board_dir())
+    note = json.dumps({"port": port, "pid": os.getpid(), **extra})
+    return write_private(folder / f"{os.getpid()}.json", note)
 
 
 def pid_alive(pid):
@@ -97,8 +151,8 @@ def pid_alive(pid):
 def virtual_boards():
     """Ports of the virtual boards running now (stale announcements are cleaned up)."""
     found = []
-    folder = virtual_board_dir()
-    for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    folder = private_dir(virtual_board_dir(), create=False)  # another user's notes are never read
+    for f in sorted(folder.glob("*.json")) if folder else []:
         try:
             info = json.loads(f.read_text())
             pid, port = int(info["pid"]), info["port"]

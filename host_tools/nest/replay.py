@@ -8,6 +8,7 @@ regular file (a FIFO would block for ever, /dev/zero never ends) are each a FILE
 import stat
 from pathlib import Path
 
+from gulo.console import ConsoleError, check_fields, load_object
 from gulo.gamelog import LogError, read_log
 from nest.errors import NestError
 from nest.jsonguard import MAX_DEPTH, nesting_depth
@@ -56,7 +57,30 @@ def _lines(path, f):
                 raise ReplayError(path, n, "not UTF-8 text") from e
             if nesting_depth(text) > MAX_DEPTH:
                 raise ReplayError(path, n, f"JSON nested deeper than {MAX_DEPTH} levels (not a game log)")
+            if text.strip():  # (a blank line is the reader's to judge)
+                _as_the_console_would(path, n, text)
             yield text
+
+
+# A log line's fields that the console also takes, by the console's kind for them (gulo.console).
+LOG_FIELDS = {"players": "players", "variant": "variant", "seed": "int"}
+# "t": milliseconds, the board's clock or the host's (nest play, nest web: since 1970), as an int64.
+MAX_T = 2**63 - 1
+
+
+def _as_the_console_would(path, n, text):
+    """Refuse what the console refuses (gulo.console.load_object and its field kinds): a key given
+    twice, NaN or Infinity, a number out of its field's range."""
+    try:
+        obj = load_object(text, '{"do": "reveal"}')
+        check_fields(obj, LOG_FIELDS)
+        if isinstance(obj.get("setup"), dict):
+            check_fields(obj["setup"], LOG_FIELDS)
+        t = obj.get("t", 0)
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= MAX_T:
+            raise ConsoleError("field t must be a whole number of milliseconds >= 0")
+    except ConsoleError as e:
+        raise ReplayError(path, n, str(e)) from None
 
 
 def replay_file(path):

@@ -67,7 +67,7 @@ def test_default_output_is_a_picture(tmp_path):
 
 
 @pytest.mark.parametrize("bad_line, reason", [
-    ("{oops", "not valid JSON"),
+    ("{oops", "not JSON: one object per line"),
     ('{"do": "dance"}', "unknown or missing"),
     ('{"do": "take", "egg": "R"}', "no colour is demanded"),
     ('{"do": "choose", "colour": "Q"}', "colour must be"),

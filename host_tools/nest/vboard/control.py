@@ -133,6 +133,11 @@ def _fault(board, req):
 
 
 MAX_REQUEST = 4096  # bytes in a request line: the longest real one is ~100
+# A connection must send its token line within FIRST_LINE_S (a ControlClient sends it as it
+# connects); at most MAX_CONNECTIONS at once (a thread each), one more is closed unanswered.
+# Unbounded, 200 idle connections without a token stayed open for 100 s and more.
+FIRST_LINE_S = 5.0
+MAX_CONNECTIONS = 16
 # The request line of HTTP/1.x (RFC 9112 section 3: method SP request-target SP HTTP-version).
 _HTTP = re.compile(rb"^[A-Z]+ \S+ HTTP/\d")
 
@@ -165,7 +170,12 @@ def _greeting_refused(server, raw):
 
 class _Handler(socketserver.StreamRequestHandler):
     def handle(self):
-        first = self.rfile.readline(MAX_REQUEST + 1)
+        self.connection.settimeout(FIRST_LINE_S)
+        try:
+            first = self.rfile.readline(MAX_REQUEST + 1)
+        except TimeoutError:
+            return  # no token in time: closed unanswered
+        self.connection.settimeout(None)  # the token's holder may wait between requests
         why = _greeting_refused(self.server, first)
         if why == "http":
             return  # a browser's request (a page on any site can send one): no answer at all
@@ -208,6 +218,27 @@ class _Handler(socketserver.StreamRequestHandler):
 class _Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.active = 0
+        self._count = threading.Lock()
+
+    def verify_request(self, request, client_address):
+        """Past MAX_CONNECTIONS a connection is closed as it comes (socketserver then calls
+        shutdown_request on it)."""
+        with self._count:
+            if self.active >= MAX_CONNECTIONS:
+                return False
+            self.active += 1
+            return True
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._count:
+                self.active -= 1
 
 
 class ControlServer:

@@ -30,8 +30,9 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from gulo import board as pins
 from gulo import ledview
+from gulo.console import ConsoleError, check_fields
 from gulo.rules import Game, RuleError
-from gulo.vocab import BUTTON_PIN_NAMES, EGG_COLOURS, NOTES
+from gulo.vocab import BUTTON_PIN_NAMES, EGG_COLOURS, MAX_LINE, NOTES
 from nest.appboard import start_app_board
 from nest.boardconsole import json_line
 from nest.errors import NestError
@@ -58,6 +59,16 @@ CALL_TIMEOUT_S = 10.0
 # one 300 KB message would hold the console's write lock for 27 s at 115200 baud.
 MAX_MESSAGE = 4096
 WRITE_LOCK_S = 2.0        # a console line waits this long for the serial line, then is refused
+# A page that does not read its socket: messages queued for it past this are not kept, the page is
+# dropped (it reconnects and gets a fresh snapshot). Unbounded, one page that never read grew
+# `nest web` from 43 to 246 MB in 30 s. A page gets ~20 messages a second at most (LED_PERIOD_S,
+# the console's events), so 500 is 25 s of a page that stalled.
+CLIENT_QUEUE = 500
+# Connections: a connection must send its request's head within HEADER_TIMEOUT_S of connecting (and
+# a kept-alive one its next within as long); at most MAX_CONNECTIONS at once, one more is closed
+# at once. Unbounded, 200 half-open connections stayed for 100 s and more.
+HEADER_TIMEOUT_S = 10.0
+MAX_CONNECTIONS = 32
 # The page is served on loopback only; a request must name a loopback host (DNS rebinding sends
 # the attacker's name) and, from a browser, come from the page's own origin (a page on another
 # site opening /ws sends its own origin).
@@ -239,6 +250,9 @@ class NestSession:
         """A console command and its answer (`{"re": cmd, "ok": ...}`)."""
         self._next_id += 1
         rid = self._next_id
+        size = len(json.dumps({"cmd": cmd, "id": rid, **fields}).encode())
+        if size > MAX_LINE:  # the board would refuse it unread, with no id to answer to
+            raise NestError(f"{cmd}: its console line would be {size} bytes, over the board's {MAX_LINE}")
         fut = self.loop.create_future()
         self._calls[rid] = fut
         try:
@@ -314,8 +328,8 @@ class NestSession:
 
     def broadcast(self, msg):
         text = json.dumps(msg)
-        for q in list(self.clients):
-            q.put_nowait(text)
+        for client in list(self.clients):
+            client.push(text)
 
     def snapshot(self):
         return {"type": "hello", "layout": led_layout(), "status": self.status, "leds": self.leds,
@@ -391,6 +405,10 @@ class NestSession:
                 raise NestError(answer.get("error", f"{op}: refused"))
         elif op == "new":
             fields = {k: msg[k] for k in ("players", "variant", "seed") if msg.get(k) is not None}
+            try:  # the console's own checks: a 3,000-digit seed is refused here, not by the board
+                check_fields(fields, {"players": "players", "variant": "variant", "seed": "int"})
+            except ConsoleError as e:
+                raise NestError(f"new: {e}") from None
             answer = await self.call("new", **fields)
             if not answer.get("ok"):
                 raise NestError(answer.get("error", "new: refused"))
@@ -481,6 +499,43 @@ def parse_request(text):
     return req
 
 
+class Client:
+    """One page's socket and the messages queued for it (at most CLIENT_QUEUE: a page that does
+    not read is dropped, its queue freed, rather than kept growing)."""
+
+    def __init__(self, ws, transport):
+        self.ws = ws
+        self.transport = transport
+        self.queue = asyncio.Queue(CLIENT_QUEUE)
+        self.task = None
+        self.dropped = False
+
+    def push(self, text):
+        if self.dropped:
+            return
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.drop()
+
+    def drop(self):
+        """Stop sending, forget what was queued and cut the connection (abort: a close frame would
+        wait on the very socket buffer that is full)."""
+        self.dropped = True
+        if self.task is not None:
+            self.task.cancel()
+        self.queue = asyncio.Queue(1)
+        if self.transport is not None:
+            self.transport.abort()
+
+
+class _Refused(asyncio.Protocol):
+    """A connection past MAX_CONNECTIONS: cut as it is made, before aiohttp sees it."""
+
+    def connection_made(self, transport):
+        transport.abort()
+
+
 def make_app(session):
     @web.middleware
     async def same_origin_only(request, handler):
@@ -506,16 +561,16 @@ def make_app(session):
     async def ws_handler(request):
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE)
         await ws.prepare(request)
-        queue = asyncio.Queue()
-        session.clients.add(queue)
+        client = Client(ws, request.transport)
+        session.clients.add(client)
         session.sockets.add(ws)
 
         async def sender():
             await ws.send_str(json.dumps(session.snapshot()))
             while True:
-                await ws.send_str(await queue.get())
+                await ws.send_str(await client.queue.get())
 
-        task = asyncio.create_task(sender())
+        client.task = asyncio.create_task(sender())
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
@@ -529,11 +584,14 @@ def make_app(session):
                              "code": getattr(e, "code", None)}
                     if isinstance(req, dict) and isinstance(req.get("op"), str):
                         reply["op"] = req["op"]
-                queue.put_nowait(json.dumps(reply))
+                if isinstance(req, dict) and isinstance(req.get("id"), (int, str)) \
+                        and not isinstance(req["id"], bool):
+                    reply["id"] = req["id"]  # a page that numbers its requests matches each answer
+                client.push(json.dumps(reply))
         finally:
-            session.clients.discard(queue)
+            session.clients.discard(client)
             session.sockets.discard(ws)
-            task.cancel()
+            client.drop()
         return ws
 
     app.router.add_get("/", index)
@@ -549,18 +607,11 @@ async def serve(session, port=8765, on_ready=None, stop=None):
     await asyncio.to_thread(session.start, loop)
     await session.restore_history()
     tasks = [asyncio.create_task(f()) for f in (session.poll_leds, session.poll_world, session.poll_status)]
-    runner = web.AppRunner(make_app(session), access_log=None)
-    await runner.setup()
+    stop_serving = None
     try:
-        site = web.TCPSite(runner, "127.0.0.1", port)  # loopback only: the page drives the board
-        try:
-            await site.start()
-        except OSError as e:
-            raise NestError(f"--port {port}: cannot listen on 127.0.0.1 ({e.strerror}); "
-                            "pick another port, or 0 for any free one") from None
-        host, real_port = runner.addresses[0][:2]
+        stop_serving, url = await listen(make_app(session), port)
         if on_ready:
-            on_ready(f"http://{host}:{real_port}/")
+            on_ready(url)
         await (stop or asyncio.Event()).wait()
     finally:
         for t in tasks:
@@ -570,5 +621,42 @@ async def serve(session, port=8765, on_ready=None, stop=None):
         for ws in list(session.sockets):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(ws.close(code=WSCloseCode.GOING_AWAY), CLOSE_S)
-        await runner.cleanup()
+        if stop_serving is not None:
+            await stop_serving()
         await asyncio.to_thread(session.stop)
+
+
+async def listen(app, port):
+    """The app served on 127.0.0.1:port (loopback only: the page drives the board), bounded: a
+    connection must send its request's head within HEADER_TIMEOUT_S, and past MAX_CONNECTIONS one
+    is cut as it comes. (An async function that stops it, its URL.)"""
+    # keepalive_timeout: aiohttp arms it when a connection is made and closes a connection still
+    # idle when it fires (web_protocol.RequestHandler.connection_made): the header timeout.
+    runner = web.AppRunner(app, access_log=None, keepalive_timeout=HEADER_TIMEOUT_S)
+    await runner.setup()
+    handlers = runner.server
+    # Handlers made but not yet connected: asyncio accepts a burst of connections, making each one's
+    # protocol at once and connecting them later (call_soon), so the server's count lags behind.
+    fresh = []
+
+    def protocol():
+        now = time.monotonic()
+        fresh[:] = [(t, h) for t, h in fresh if h.transport is None and now - t < 1.0]
+        if len(handlers.connections) + len(fresh) >= MAX_CONNECTIONS:
+            return _Refused()
+        handler = handlers()
+        fresh.append((now, handler))
+        return handler
+
+    try:
+        tcp = await asyncio.get_running_loop().create_server(protocol, "127.0.0.1", port)
+    except OSError as e:
+        await runner.cleanup()
+        raise NestError(f"--port {port}: cannot listen on 127.0.0.1 ({e.strerror}); "
+                        "pick another port, or 0 for any free one") from None
+
+    async def stop():
+        tcp.close()
+        await runner.cleanup()
+
+    return stop, f"http://127.0.0.1:{tcp.sockets[0].getsockname()[1]}/"
