@@ -60,6 +60,7 @@ class Refusing:
     """A NestSession's `do` and `snapshot` for the page's socket, with the real checks of `new`."""
 
     clients = set()
+    sockets = set()
 
     def snapshot(self):
         return {"type": "hello"}

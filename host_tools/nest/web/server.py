@@ -118,18 +118,21 @@ def led_layout():
             "gulos": ledview.GULOS, "colours": ledview.COLOURS, "notes": NOTES}
 
 
-LOCK_NAME = ".nest-web.lock"   # in the flash folder: one `nest web` per folder
+# One `nest web` per flash folder: the lock lies beside the folder (FOLDER.nest-web.lock), as its
+# world does, not in it, where the board would see it as a file of its flash.
+LOCK_SUFFIX = ".nest-web.lock"
 CLOSE_S = 1.0             # at stop, each open page's socket is closed within this
 
 
 def lock_flash(flash_dir, port):
-    """Hold the flash folder for this process (flock on LOCK_NAME, released when the process ends,
-    however it ends) and name the holder in the file; a NestError naming the holder if another
+    """Hold the flash folder for this process (flock on its LOCK_SUFFIX file, released when the
+    process ends, however it ends) and name the holder in the file; a NestError naming the holder if another
     `nest web` holds it. Two boards on one folder would write the same game log and world."""
     folder = Path(flash_dir)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        whole = folder.resolve()
+        fd = os.open(whole.with_name(whole.name + LOCK_SUFFIX), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as e:
         raise NestError(f"--flash {folder}: cannot use it as the board's flash folder ({e.strerror})",
                         status=2) from None
