@@ -26,6 +26,14 @@ RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
 DEFAULT_BAUD = 115200
 
 
+def shown(data, limit=120):
+    """What the board sent, for a message: its last `limit` characters as text (control characters
+    as spaces, quoted), or "nothing" -- never a Python bytes repr."""
+    text = data.decode("utf-8", "replace")[-limit:]
+    text = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return f'"{text}"' if text else "nothing"
+
+
 class BoardError(NestError):
     """Code sent to the board raised: `detail` is MicroPython's traceback."""
 
@@ -128,7 +136,7 @@ class BoardLink:
         except (OSError, serial.SerialException) as e:
             raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
         raise NestError(f"no answer from the board on {self.port} (is it an ESP32 running MicroPython? "
-                        f"try pressing EN/RST); last bytes seen: {seen[-120:]!r}")
+                        f"try pressing EN/RST); it sent {shown(seen)}")
 
     def exec(self, code, timeout=10.0):
         """Run code in the raw REPL (raw-paste when the board offers it); its printed output (bytes)."""
@@ -167,7 +175,7 @@ class BoardLink:
         except (OSError, serial.SerialException) as e:
             raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
         if not data.endswith(b"soft reboot\r\n"):
-            raise NestError(f"the board on {self.port} did not reset: {data[-120:]!r}")
+            raise NestError(f"the board on {self.port} did not reset; it sent {shown(data)}")
 
     def soft_reset_raw(self):
         """Soft reset that stays in the raw REPL (main.py does not run): a clean heap."""
@@ -177,4 +185,4 @@ class BoardLink:
         except (OSError, serial.SerialException) as e:
             raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
         if not data.endswith(RAW_BANNER):
-            raise NestError(f"the board on {self.port} did not come back after a reset: {data[-120:]!r}")
+            raise NestError(f"the board on {self.port} did not come back after a reset; it sent {shown(data)}")

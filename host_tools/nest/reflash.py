@@ -113,8 +113,8 @@ def _chip(port, cmds=None):
     """The chip, asked of its ROM bootloader with esptool (for a board without MicroPython)."""
     import importlib
 
-    from nest.flashing import ROM_BAUD
+    from nest.flashing import ROM_BAUD, esptool_errors
 
     cmds = cmds or importlib.import_module("esptool.cmds")
-    with cmds.detect_chip(port, baud=ROM_BAUD) as esp:
+    with esptool_errors(port), cmds.detect_chip(port, baud=ROM_BAUD) as esp:
         return esp.CHIP_NAME

@@ -187,8 +187,9 @@ def test_a_silent_port_is_no_answer_and_no_port_is_no_board(tmp_path):
     master, slave = os.openpty()
     tty.setraw(slave)
     try:
-        with pytest.raises(NestError, match="no answer from the board"):
+        with pytest.raises(NestError, match="no answer from the board") as e:
             deploy(os.ttyname(slave), write_firmware(tmp_path / "fw"))
+        assert str(e.value).endswith("it sent nothing")  # words, not a Python repr (b'')
     finally:
         os.close(master)
         os.close(slave)

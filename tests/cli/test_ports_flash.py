@@ -242,3 +242,12 @@ def test_a_board_is_chosen_by_its_serial_number_as_mpremote_connect_id():
     # Espressif's own USB is known by esptool's ESPRESSIF_VID, whatever the PID
     assert ports.list_ports(lambda: seen)[0].bridge == "Espressif USB-Serial/JTAG"
     assert ports.Port("/dev/ttyACM1", 0x303A, 0x4002).esp32_like
+
+
+def test_asking_the_chip_of_a_board_not_in_download_mode_says_hold_boot(pty_port):
+    # `nest flash` without --firmware on a board without MicroPython asks the chip first
+    # (reflash._chip): the same hint as a flash, not esptool's FatalError.
+    from nest import reflash
+
+    with pytest.raises(NestError, match="hold the BOOT button"):
+        reflash._chip(pty_port)
