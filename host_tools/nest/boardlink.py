@@ -24,6 +24,10 @@ from nest.ports import pick_port
 
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
 DEFAULT_BAUD = 115200
+# How long the app may take from a soft reset to its `ready` line. Measured on the virtual board at
+# ESP32 timing: 179 ms (docs/benchmarks.md, boot -> ready); the rest is room for a game resumed
+# from a long log and a slow first mount.
+BOOT_S = 15.0
 
 
 def shown(data, limit=120):
@@ -177,6 +181,43 @@ class BoardLink:
         if not data.endswith(b"soft reboot\r\n"):
             raise NestError(f"the board on {self.port} did not reset; it sent {shown(data)}")
 
+    def watch_boot(self, timeout=BOOT_S):
+        """After soft_reset_to_main: follow what boot.py and main.py print until the nest app says
+        `ready` (returned: "ready (new game)", or the safe mode's line). NestError if main.py raised
+        (its traceback in the message), ended at the REPL, or the app said nothing in `timeout` s."""
+        from nest.boardconsole import json_line
+
+        seen = buf = b""
+        at_repl = False
+        end = time.monotonic() + timeout
+        try:
+            while time.monotonic() < end and not at_repl:
+                chunk = self.serial.read(self.serial.in_waiting or 1)
+                seen += chunk
+                *lines, buf = (buf + chunk).split(b"\n")
+                for raw in lines:
+                    ev = json_line(raw)[0] or {}
+                    if ev.get("ev") == "ready":
+                        return f"ready ({'game resumed' if ev.get('resumed') else 'new game'})"
+                    if ev.get("ev") == "safe_mode":
+                        return "in safe mode (the menu button was held at boot): the game did not start"
+                at_repl = buf.rstrip().endswith(b">>>")
+        except (OSError, serial.SerialException) as e:
+            raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
+        text = seen.decode("utf-8", "replace")
+        if "Traceback (most recent call last)" in text:
+            trace = text[text.rindex("Traceback (most recent call last)"):]
+            banner = ("MicroPython v", 'Type "help()"', ">>>")  # the REPL's, after the traceback
+            trace = "\n".join(line.rstrip() for line in trace.splitlines()
+                              if line.strip() and not line.startswith(banner))
+            raise BoardError(f"the firmware did not start on {self.port}: main.py raised at boot and the "
+                             f"board sits at the REPL:\n{trace}\nfix it and deploy again", trace)
+        if at_repl:
+            raise NestError(f"the firmware did not start on {self.port}: main.py ended without starting the "
+                            f"nest app and the board sits at the REPL (it printed {shown(seen)})")
+        raise NestError(f"the firmware on {self.port} did not say it was ready within {timeout:g} s of the "
+                        f"reset (it printed {shown(seen)}); `nest monitor` follows what it does")
+
     def soft_reset_raw(self):
         """Soft reset that stays in the raw REPL (main.py does not run): a clean heap."""
         try:
@@ -185,4 +226,5 @@ class BoardLink:
         except (OSError, serial.SerialException) as e:
             raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
         if not data.endswith(RAW_BANNER):
-            raise NestError(f"the board on {self.port} did not come back after a reset; it sent {shown(data)}")
+            raise NestError(f"the board on {self.port} did not come back after a reset; "
+                            f"it sent {shown(data)}")

@@ -4,15 +4,17 @@
 
 Steps (docs/deploy.md has the why):
 1. build: every firmware .py is compiled to .mpy with mpy-cross (main.py and boot.py stay .py;
-   tests/ is not deployed); boot.py gets a short prologue that finishes a cut commit;
+   tests/ is not deployed); main.py gets a short prologue that finishes a cut commit (boot.py is
+   the maker's: WiFi, WebREPL; the nest's firmware needs none, so a board's own is kept);
 2. ONE round trip asks the board its .mpy version and the sha256 of every file of the deployed
    tree (the local top-level names plus what the last deploy recorded; never /data);
 3. changed files are sent as base64 chunks through raw-paste into /.nest/stage/N;
 4. commit: the board checks each staged file's hash, writes the journal /.nest/commit.json
    (temporary name, then rename), then carries it out: mkdir, renames over the old files,
-   deletes. boot.py starts with the same code, so a commit cut half way is finished at the next
+   deletes. main.py starts with the same code, so a commit cut half way is finished at the next
    boot. Before the journal exists, nothing of the previous firmware has been touched.
-5. soft reset, so boot.py and main.py run (unless reset=False).
+5. soft reset, so boot.py and main.py run (unless reset=False), then watch the boot: the app's
+   `ready`, or main.py's traceback as a NestError (check=True).
 """
 
 import base64
@@ -50,12 +52,20 @@ CACHE = _cache_root() / "deploy-mpy"
 STAGE = "/.nest/stage"
 CHUNK = 6144          # raw bytes per exec: 8 KB of base64, well inside an ESP32's free heap
 KEEP_AS_SOURCE = ("main.py", "boot.py")
+# The board's own files a deploy leaves alone unless --force: a maker's boot.py (WiFi, WebREPL, a
+# default written by MicroPython's first boot). Always listed by the manifest, so the plan says so.
+OWN = ("boot.py",)
 SKIP_DIRS = {"tests", "__pycache__"}
 # Files of the firmware folder that are for the host, not the board (docs, type-checker and editor
 # settings, the manifest that freezes the firmware into an image). Every other file is deployed:
 # .py compiled, anything else (a settings.json, a sound, a font) sent as it is, hashed like the rest.
 # Skipped files are named in the plan, never silent.
 HOST_ONLY = ("*.md", "*.ini", "*.pyi", "*.pyc", "py.typed", "manifest.py")
+
+
+def plural(n, word):
+    """`1 file`, `2 files`, `0 files`."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 @dataclass
@@ -70,15 +80,19 @@ class DeployReport:
     finished_previous: bool = False                # a cut commit was found and finished first
     reset: bool = False
     skipped: list = field(default_factory=list)   # files of the folder not for the board (HOST_ONLY)
+    own: list = field(default_factory=list)       # the board's own files kept (boot.py), see OWN
+    started: str = ""                              # what the board said after the reset (`ready`)
 
     def plan_lines(self):
         return ([f"send   {p}" for p in self.send] + [f"delete {p}" for p in self.delete]
-                + [f"keep   {p}" for p in self.keep] + [f"skip   {p} (host-side file)" for p in self.skipped])
+                + [f"keep   {p}" for p in self.keep]
+                + [f"keep   {p} (the board's own, not nest's; --force replaces it)" for p in self.own]
+                + [f"skip   {p} (host-side file)" for p in self.skipped])
 
     def summary(self):
         verb = "would send" if self.dry_run else "sent"
         skipped = f"; not for the board: {', '.join(self.skipped)}" if self.skipped else ""
-        return (f"{verb} {len(self.send)} files ({self.bytes_sent} bytes), "
+        return (f"{verb} {plural(len(self.send), 'file')} ({self.bytes_sent} bytes), "
                 f"{'would delete' if self.dry_run else 'deleted'} {len(self.delete)}, kept {len(self.keep)}"
                 + ("" if self.dry_run else f" in {self.seconds:.2f} s") + skipped)
 
@@ -126,8 +140,10 @@ def board_mpy_version(value):
 
 
 def boot_prologue():
+    """main.py's first lines: finish a commit cut half way, then soft-reset so that the new main.py
+    runs (an old main.py that finished the journal would otherwise go on with the new modules)."""
     src = (ONBOARD / "commit.py").read_text()
-    return src + ("\ntry:\n    finish()\n"
+    return src + ("\ntry:\n    if finish():\n        import machine\n        machine.soft_reset()\n"
                   "except Exception as e:\n    print('nest: deploy recovery failed:', e)\n")
 
 
@@ -156,7 +172,7 @@ def _compile(src, rel, exe):
 
 
 def build(src_dir, skipped=None):
-    """{board path: bytes} for the tree in src_dir (.py compiled, other files as they are; boot.py
+    """{board path: bytes} for the tree in src_dir (.py compiled, other files as they are; main.py
     with its prologue). Host-side files (HOST_ONLY) are appended to `skipped` if given."""
     src_dir = Path(src_dir)
     if not src_dir.is_dir():
@@ -186,7 +202,7 @@ def build(src_dir, skipped=None):
             files[mpy] = _compile(src, name, exe)
     if "main.py" not in files:
         raise NestError(f"{src_dir} has no main.py: is it the firmware folder? (--src)", status=2)
-    files["boot.py"] = boot_prologue().encode() + b"\n" + files.get("boot.py", b"")
+    files["main.py"] = boot_prologue().encode() + b"\n" + files["main.py"]
     return files
 
 
@@ -237,8 +253,11 @@ def _step(on_step, name):
 
 
 def deploy(port=None, src_dir=FIRMWARE, *, dry_run=False, progress=None, reset=True,
-           baud=DEFAULT_BAUD, on_step=None, link=None):
+           baud=DEFAULT_BAUD, on_step=None, link=None, force=False, check=True):
     """Deploy src_dir to the board. Returns a DeployReport; NestError on user-facing failures.
+
+    force: replace the board's own files (OWN: a maker's boot.py) too. check: after the reset,
+    wait for the app's `ready` (NestError with main.py's traceback if it raised instead).
 
     progress(done_bytes, total_bytes) is called as chunks arrive; on_step(name) is called at
     "manifest", "staged", "journal", "committed" (fault drills cut the deploy there).
@@ -252,7 +271,8 @@ def deploy(port=None, src_dir=FIRMWARE, *, dry_run=False, progress=None, reset=T
     if own:
         link = BoardLink.open(port, baud=baud)
     try:
-        report = sync(link, local, want, start, dry_run, progress, reset, on_step)
+        report = sync(link, local, want, start, dry_run, progress, reset, on_step, force=force,
+                      check=check)
         report.skipped = skipped
         return report
     finally:
@@ -260,11 +280,13 @@ def deploy(port=None, src_dir=FIRMWARE, *, dry_run=False, progress=None, reset=T
             link.close()
 
 
-def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_step=None, tree="deployed"):
+def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_step=None, tree="deployed",
+         force=False, check=False):
     """Make the board's tree match `local` ({path: bytes}); `tree` names the record of what was sent
     (the firmware's, or another tree's such as `nest test`'s, kept apart)."""
     link.enter_raw()
-    roots = sorted({p.split("/")[0] for p in local})
+    firmware = tree == "deployed"
+    roots = sorted({p.split("/")[0] for p in local} | (set(OWN) if firmware else set()))
     code = _onboard("commit.py", "manifest.py")
     if dry_run:
         code += f"manifest({json.dumps(roots)}, {tree!r})\n"
@@ -282,8 +304,12 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
                         f"v{want[0]}.{want[1]}: install the mpy-cross matching the board's MicroPython "
                         "(or flash MicroPython 1.29 with `nest flash`)")
     _step(on_step, "manifest")
-    send, delete, keep = plan(local, info["files"])
-    report = DeployReport(link.port, dry_run, send, delete, keep,
+    remote = info["files"]
+    # A file of OWN on the board that no nest deploy recorded is the maker's: left alone.
+    own = [] if force or not firmware else [p for p in OWN if p in remote and p not in info.get("rec", ())]
+    local = {p: d for p, d in local.items() if p not in own}
+    send, delete, keep = plan(local, {p: v for p, v in remote.items() if p not in own})
+    report = DeployReport(link.port, dry_run, send, delete, keep, own=own,
                           bytes_sent=sum(len(local[p]) for p in send), finished_previous=finished)
     if dry_run:
         report.seconds = time.monotonic() - start
@@ -298,6 +324,8 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
     if reset:
         link.soft_reset_to_main()
         report.reset = True
+        if check:
+            report.started = link.watch_boot()
     report.seconds = time.monotonic() - start
     return report
 
@@ -348,9 +376,9 @@ def _commit(link, local, send, delete, on_step, tree):
     keep_dirs = {d for p in local for d in _parents(p)}
     job = {
         "mkdir": sorted({d for p in send for d in _parents(p)}),
-        # boot.py first: from then on every boot can finish this journal
+        # main.py first: from then on every boot can finish this journal
         "move": [[f"{STAGE}/{i}", "/" + p]
-                 for i, p in sorted(enumerate(send), key=lambda x: x[1] != "boot.py")],
+                 for i, p in sorted(enumerate(send), key=lambda x: x[1] != "main.py")],
         "delete": ["/" + p for p in delete],
         "rmdir": sorted({d for p in delete for d in _parents(p)} - keep_dirs, key=len, reverse=True),
         "record": sorted(local),

@@ -1,6 +1,7 @@
 # On-board half of `nest deploy`: the board's files in one round trip (MicroPython; sent as
 # source after commit.py). `roots` are the top-level names of the local tree; files recorded by
-# the last deploy are listed too, so a file removed locally can be deleted. /data is never listed.
+# the last deploy are listed too (and named in `rec`), so a file removed locally can be deleted.
+# /data is never listed.
 import binascii
 import hashlib
 import json
@@ -50,7 +51,7 @@ def manifest(roots, tree="deployed"):
         z = 1
     except ImportError:
         z = 0
-    print(json.dumps({"mpy": sys.implementation._mpy, "z": z, "files": files}))
+    print(json.dumps({"mpy": sys.implementation._mpy, "z": z, "files": files, "rec": recorded}))
 
 
 def _w(n, mode, b64, z):
