@@ -181,6 +181,17 @@ class BoardLink:
         if not data.endswith(b"soft reboot\r\n"):
             raise NestError(f"the board on {self.port} did not reset; it sent {shown(data)}")
 
+    def hard_reset(self):
+        """machine.reset() from the raw REPL: the chip restarts (as by EN) and runs boot.py and
+        main.py; no answer comes back, so the command is sent, not executed and waited for."""
+        try:
+            self.t.exec_raw_no_follow("import machine\nmachine.reset()")
+            self.t.in_raw_repl = False  # the board restarts into the friendly REPL, then main.py
+        except TransportError as e:
+            raise NestError(f"the board on {self.port} did not take the reset: {e}") from None
+        except (OSError, serial.SerialException) as e:
+            raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
+
     def watch_boot(self, timeout=BOOT_S):
         """After soft_reset_to_main: follow what boot.py and main.py print until the nest app says
         `ready` (returned: "ready (new game)", or the safe mode's line). NestError if main.py raised

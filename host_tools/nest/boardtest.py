@@ -13,6 +13,7 @@ keep=True) and the board is soft-reset so that main.py runs again.
 """
 
 import ast
+import contextlib
 import json
 import time
 import xml.etree.ElementTree as ET
@@ -24,7 +25,7 @@ import serial
 from gulo.hx711 import DEFAULT_COUNTS_PER_G
 from gulo.nestfault import NOISY_CG
 from nest.boardlink import DEFAULT_BAUD, BoardLink
-from nest.deploy import FIRMWARE, build, mpy_cross_version, sync
+from nest.deploy import FIRMWARE, _onboard, build, mpy_cross_version, sync
 from nest.errors import NestError
 from nest.weigh import rate_advice
 
@@ -194,6 +195,27 @@ def _run_one(link, test_id, timeout):
     return Result(test_id, found["ok"], found.get("ms", 0), found.get("error", ""), "\n".join(stray))
 
 
+@contextlib.contextmanager
+def _main_again_on_ctrl_c(link, clean, say):
+    """Ctrl-C on the host: the test on the board stopped, what the run put there removed (unless
+    --keep) and the board soft-reset so main.py runs the game again; then the interrupt goes on."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        say("interrupted: putting the board back")
+        try:
+            link.enter_raw()
+            link.soft_reset_raw()
+            if clean:  # a journal of this run's sync is finished first, so no boot brings it back
+                link.exec(_onboard("commit.py") + "finish()\n" + CLEANUP, timeout=30)
+                say(f"removed {', '.join(LEFT_BEHIND[:2])} from the board")
+            link.soft_reset_to_main()
+            say(f"the board is {link.watch_boot()}")
+        except NestError as e:
+            say(f"could not put the board back ({e}): run `nest reset`")
+        raise
+
+
 def _recover(link):
     """After a timeout: interrupt, soft-reset (clean heap), set the runner up again."""
     link.enter_raw()
@@ -221,7 +243,7 @@ def run_tests(port=None, tests_dir=FIRMWARE / "tests", *, firmware_dir=FIRMWARE,
     files = test_files(tests_dir, firmware_dir)
     want = mpy_cross_version()
     report = TestReport()
-    with BoardLink.open(port, baud=baud) as link:
+    with BoardLink.open(port, baud=baud) as link, _main_again_on_ctrl_c(link, not keep, say):
         link.enter_raw()
         link.soft_reset_raw()  # the game app's modules and heap out of the way
         sync(link, files, want, time.monotonic(), reset=False, tree=TREE)
@@ -315,7 +337,7 @@ def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT
     def yes(question):
         return ask(f"{question} [y/n] ").strip().lower().startswith("y")
 
-    with BoardLink.open(port, baud=baud) as link:
+    with BoardLink.open(port, baud=baud) as link, _main_again_on_ctrl_c(link, False, say):
         link.enter_raw()
         link.soft_reset_raw()
         link.exec(HW_SETUP)

@@ -18,6 +18,7 @@ COMMANDS = [
     "nest.cmd_sim",
     "nest.cmd_monitor", "nest.cmd_diag", "nest.cmd_calibrate", "nest.cmd_logs",
     "nest.cmd_deploy",
+    "nest.cmd_reset",
     "nest.cmd_test",
     "nest.cmd_web",
 ]

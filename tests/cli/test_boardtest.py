@@ -3,6 +3,7 @@ stray prints are not results, a hanging test reset and the run going on, JUnit X
 
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -120,3 +121,33 @@ def test_nest_test_hardware_fails_a_noisy_cell(vboard):
     assert line.startswith("FAIL hx711 quiet at rest: ") and "(limit 0.3 g)" in line, text
     assert 1.5 <= float(line.split(": ")[1].split(" g rms")[0]) <= 6.0, line
     assert text.splitlines()[-1].endswith("3 passed, 2 failed") and rc == 1
+
+
+def test_ctrl_c_in_nest_test_puts_the_board_back(vboard, tmp_path):
+    import signal
+
+    from nest.boardlink import BoardLink
+    from nest.deploy import deploy
+
+    deploy(vboard.port)  # the game on the board, to come back after the interrupted run
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    (folder / "test_fake.py").write_text(FAKE_TESTS)
+    (folder / "gamekit.py").write_text((FIRMWARE_TESTS / "gamekit.py").read_text())
+    proc = subprocess.Popen([NEST, "test", "--port", vboard.port, "--tests", str(folder), "--timeout", "60",
+                             "--exclude", "test_fails", "--exclude", "after"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("PASS test_fake::test_ok"), first + proc.stderr.read()
+        time.sleep(1)  # test_hangs is running on the board now
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and err.strip() == "nest: interrupted", err
+    assert "removed /nest_test, /scratch from the board" in out and "the board is ready" in out, out
+    with BoardLink.open(vboard.port) as link:
+        link.enter_raw()
+        left = link.eval_json("import os, json\nprint(json.dumps([os.listdir('/'), os.listdir('/.nest')]))")
+    assert "nest_test" not in left[0] and "nest_test.json" not in left[1], left
