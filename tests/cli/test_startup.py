@@ -1,0 +1,38 @@
+"""Start-up: `nest` imports only the module of the command it runs, so `nest --version` and
+`nest ports` load none of the machinery (mpremote, esptool, aiohttp, the virtual board), and no
+command but `nest web` loads aiohttp. (The times themselves are `make bench`'s: lab/bench_startup.py.)"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from nest.cli import COMMANDS
+
+HEAVY = ("aiohttp", "mpremote", "esptool", "nest.vboard", "nest.deploy", "gulo.weigher")
+PROBE = ("import sys, json\nfrom nest import cli\ncli.build_parser(sys.argv[1:])\n"
+         f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
+
+
+def loaded(*argv):
+    r = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["ports", "--no-probe"], ["replay", "x.jsonl"]])
+def test_the_quick_commands_load_no_machinery(argv):
+    assert loaded(*argv) == []
+
+
+@pytest.mark.parametrize("name", [n for n in COMMANDS if n != "web"])
+def test_no_command_but_web_loads_aiohttp(name):
+    assert "aiohttp" not in loaded(name)
+
+
+def test_help_still_lists_every_command():
+    r = subprocess.run([sys.executable, "-m", "nest.cli", "--help"], capture_output=True, text=True,
+                       timeout=60)
+    for name in COMMANDS:
+        assert f"    {name} " in r.stdout or f"    {name}\n" in r.stdout, name
