@@ -4,7 +4,6 @@ import json
 import sys
 import time
 
-from nest.boardconsole import open_console
 from nest.words import Words
 
 COLOUR_NAMES = {"G": "green", "Y": "yellow", "R": "red", "B": "blue", "P": "purple"}
@@ -116,8 +115,15 @@ def _note(note):
 
 
 def run(args):
+    from nest.boardconsole import BoardConsole
+    from nest.ports import pick_port
+
     tty = sys.stdout.isatty()
-    with open_console(args) as con:
+    port = pick_port(args.port)
+    with BoardConsole.open(port, probe=False) as con:
+        # said at once, on stderr (stdout may be --json's stream): a quiet game looks like a hang
+        print(f"connected to {port} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        con.probe()
         try:
             for ev in con.events(args.seconds):
                 if ev.get("ev") == "sample":
