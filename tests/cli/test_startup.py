@@ -36,3 +36,23 @@ def test_help_still_lists_every_command():
                        timeout=60)
     for name in COMMANDS:
         assert f"    {name} " in r.stdout or f"    {name}\n" in r.stdout, name
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_command_describes_itself_in_its_help(name):
+    from nest import cli
+
+    sub = next(a for a in cli.build_parser([name])._actions if a.dest == "command")
+    parser = sub.choices[name]
+    assert parser.description and len(parser.description) > 40, f"nest {name} --help has no description"
+
+
+def test_the_readmes_command_table_matches_the_commands():
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme[readme.index("## The `nest` command"):readme.index("## With a real board")]
+    rows = set(re.findall(r"^\| `nest (\w+)", table, re.M))
+    assert rows == set(COMMANDS), f"README rows {sorted(rows)} != commands {sorted(COMMANDS)}"
+    assert "mpremote's own commands, not nest's" in table  # repl/exec/fs are mpremote's
