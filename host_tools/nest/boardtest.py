@@ -58,6 +58,14 @@ class Result:
     ms: int = 0
     error: str = ""
     output: str = ""
+    skipped: bool = False   # a question nobody was there to answer (no terminal)
+
+    @property
+    def failure(self):
+        """An assertion that did not hold (JUnit `failure`); any other exception, a timeout or a
+        lost answer is an `error`, as pytest reports them."""
+        lines = self.error.strip().splitlines()
+        return bool(lines) and lines[-1].startswith("AssertionError")
 
 
 @dataclass
@@ -69,11 +77,16 @@ class TestReport:
         return sum(r.ok for r in self.results)
 
     @property
+    def skipped(self):
+        return sum(r.skipped for r in self.results)
+
+    @property
     def failed(self):
-        return len(self.results) - self.passed
+        return len(self.results) - self.passed - self.skipped
 
     def line(self):
-        return f"{self.passed} passed, {self.failed} failed"
+        return f"{self.passed} passed, {self.failed} failed" + (f", {self.skipped} skipped" if self.skipped
+                                                                else "")
 
 
 def collect(tests_dir, pattern=None, exclude=()):
@@ -272,15 +285,19 @@ def run_tests(port=None, tests_dir=FIRMWARE / "tests", *, firmware_dir=FIRMWARE,
 
 
 def write_junit(report, path):
+    bad = [r for r in report.results if not r.ok and not r.skipped]
     suite = ET.Element("testsuite", name="nest test (on the board)", tests=str(len(report.results)),
-                       failures=str(report.failed), errors="0",
-                       time=f"{sum(r.ms for r in report.results) / 1000:.3f}")
+                       failures=str(sum(r.failure for r in bad)), errors=str(sum(not r.failure for r in bad)),
+                       skipped=str(report.skipped), time=f"{sum(r.ms for r in report.results) / 1000:.3f}")
     for r in report.results:
         module, function = r.test.split("::")
         case = ET.SubElement(suite, "testcase", classname=module, name=function, time=f"{r.ms / 1000:.3f}")
-        if not r.ok:
-            lines = r.error.strip().splitlines()
-            ET.SubElement(case, "failure", message=lines[-1] if lines else "failed").text = r.error
+        lines = r.error.strip().splitlines()
+        if r.skipped:
+            ET.SubElement(case, "skipped", message=lines[-1] if lines else "skipped")
+        elif not r.ok:
+            ET.SubElement(case, "failure" if r.failure else "error",
+                          message=lines[-1] if lines else "failed").text = r.error
         if r.output:
             ET.SubElement(case, "system-out").text = r.output
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -331,11 +348,18 @@ def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT
     report = TestReport()
 
     def record(name, ok, error=""):
-        report.results.append(Result(f"hardware::{name}", ok, 0, error))
-        say(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {error}" if error else ""))
+        """ok None: the question had no answer (no terminal): skipped, not failed."""
+        report.results.append(Result(f"hardware::{name}", bool(ok), 0, error, skipped=ok is None))
+        word = "SKIP" if ok is None else "PASS" if ok else "FAIL"
+        say(f"{word} {name}" + (f": {error}" if error else ""))
 
     def yes(question):
-        return ask(f"{question} [y/n] ").strip().lower().startswith("y")
+        """True/False as answered; None when nobody answers (stdin closed: no terminal, a script
+        that did not plan the question)."""
+        answer = ask(f"{question} [y/n] ")
+        if not answer:
+            return None
+        return answer.strip().lower().startswith("y")
 
     with BoardLink.open(port, baud=baud) as link, _main_again_on_ctrl_c(link, False, say):
         link.enter_raw()
@@ -364,12 +388,13 @@ def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT
                 back = link.eval_json(REED_WAIT.format(level=1, ms=int(wait_s * 1000)), timeout=wait_s + 10)
                 record("reed switch", back == 0, "" if back == 0 else "the reed did not close again")
         link.exec("_hw.strip.fill((40, 40, 40))\n_hw.strip.write()")
-        record("leds", yes("Are all LEDs lit white?"), "")
+        lit = yes("Are all LEDs lit white?")
+        record("leds", lit, "no answer (no terminal): look at them and run it again" if lit is None else "")
         link.exec("_hw.strip.fill((0, 0, 0))\n_hw.strip.write()\n"
                   "_hw.buzzer.freq(2000)\n_hw.buzzer.duty_u16(20000)")
         heard = yes("Do you hear the buzzer?")
         link.exec("_hw.buzzer.duty_u16(0)")
-        record("buzzer", heard, "")
+        record("buzzer", heard, "no answer (no terminal): listen and run it again" if heard is None else "")
         link.exec("_hw.deinit()")
         link.soft_reset_to_main()
     say(report.line())

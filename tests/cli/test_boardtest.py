@@ -57,9 +57,12 @@ def test_nest_test_runs_on_the_board(vboard, tmp_path):
     assert "AssertionError: lists differ" in r.stdout and "timed out after 3 s" in r.stdout
 
     suite = ET.parse(junit).getroot()
-    assert suite.get("tests") == "4" and suite.get("failures") == "2"
+    # an assertion that did not hold is a failure; a timeout (or any other exception) an error
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("4", "1", "1")
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert cases["test_fails"].find("failure").get("message") == "AssertionError: lists differ"
+    assert cases["test_hangs"].find("failure") is None
+    assert cases["test_hangs"].find("error").get("message").startswith("timed out after 3 s")
     # The stray print that looks like a result line is kept as the test's output, nothing more.
     assert "PASS test_fake::test_fails" in cases["test_fails"].find("system-out").text
     assert cases["test_ok"].find("failure") is None
@@ -72,15 +75,18 @@ def test_nest_test_runs_on_the_board(vboard, tmp_path):
     assert report.failed == 0 and said[-1] == f"{len(expected)} passed, 0 failed"
 
 
-def _hardware_check_answered_by_the_world(vboard):
+def _hardware_check_answered_by_the_world(vboard, terminal=True, *extra):
     """`nest test --hardware` on the virtual board, each prompt answered from what the board did
     (the buzzer answered "no" although it sounds); its output, its errors and its exit status."""
     from nest.deploy import deploy
 
     deploy(vboard.port, reset=False)  # the self-test drives the peripherals with the app's drivers
-    proc = subprocess.Popen([NEST, "test", "--hardware", "--port", vboard.port], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    proc = subprocess.Popen([NEST, "test", "--hardware", "--port", vboard.port, *extra],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            bufsize=1)
     out = []
+    if not terminal:
+        proc.stdin.close()  # nobody to answer the questions (run from a script, CI)
     try:
         for line in proc.stdout:
             out.append(line)
@@ -88,6 +94,8 @@ def _hardware_check_answered_by_the_world(vboard):
                 vboard.control.knock_pole()
             elif line.startswith("Put the pole back"):
                 vboard.control.seat_pole()
+            elif not terminal:
+                continue
             elif line.startswith("Are all LEDs lit"):
                 lit = vboard.control.leds()  # what the firmware wrote to the strip
                 proc.stdin.write("y\n" if lit and all(sum(c) > 0 for c in lit) else "n\n")
@@ -108,6 +116,15 @@ def test_nest_test_hardware_prompts_are_answered_by_the_world(vboard):
     assert "PASS hx711 answers" in text and "PASS hx711 quiet at rest" in text, text + err
     assert "PASS reed switch" in text and "PASS leds" in text and "FAIL buzzer" in text
     assert text.splitlines()[-1].endswith("4 passed, 1 failed") and rc == 1
+
+
+def test_nest_test_hardware_with_nobody_to_answer_skips_the_questions(vboard, tmp_path):
+    junit = tmp_path / "hw.xml"
+    text, err, rc = _hardware_check_answered_by_the_world(vboard, False, "--junit", str(junit))
+    assert "SKIP leds: no answer (no terminal)" in text and "SKIP buzzer: no answer" in text, text + err
+    assert text.splitlines()[-1].endswith("3 passed, 0 failed, 2 skipped") and rc == 0, text
+    suite = ET.parse(junit).getroot()
+    assert (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("0", "0", "2")
 
 
 def test_nest_test_hardware_fails_a_noisy_cell(vboard):
