@@ -28,6 +28,7 @@ from nest.boardlink import DEFAULT_BAUD, BoardLink
 from nest.deploy import FIRMWARE, _onboard, build, mpy_cross_version, sync
 from nest.errors import NestError
 from nest.weigh import rate_advice
+from nest.words import plural
 
 MARKER = "\x1enest-test\x1e"   # ASCII record separators: no test prints these by accident
 TREE = "nest_test"
@@ -247,7 +248,7 @@ def run_tests(port=None, tests_dir=FIRMWARE / "tests", *, firmware_dir=FIRMWARE,
         failed = set(load_lastfailed(tests_dir))
         if failed:
             ids = [i for i in ids if i in failed]
-            say(f"rerunning the {len(ids)} test(s) that failed last time")
+            say(f"rerunning the {plural(len(ids), 'test')} that failed last time")
         else:
             say("no failures recorded from the last run: running all")
     if not ids:

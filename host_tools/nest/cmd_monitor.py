@@ -4,7 +4,7 @@ import json
 import sys
 import time
 
-from nest.words import Words
+from nest.words import Words, plural
 
 COLOUR_NAMES = {"G": "green", "Y": "yellow", "R": "red", "B": "blue", "P": "purple"}
 RED = "\033[31m"
@@ -34,7 +34,7 @@ def describe(ev):
         who = f"Gulo {player + 1}" if isinstance(player, int) else "Gulo"
         demand = COLOUR_NAMES.get(out.get("demand"), out.get("demand"))
         back = out.get("undone")
-        return f"UNDO by the players ({back} action(s) taken back): {who} takes {demand} again", True
+        return f"UNDO by the players ({plural(back, 'action')} taken back): {who} takes {demand} again", True
     if kind == "fault":
         return f"FAULT {ev.get('what')}: {ev.get('detail')}", True
     if kind == "fault_cleared":

@@ -4,6 +4,7 @@ them, and the nest firmware deployed on it)."""
 
 from nest.errors import NestError
 from nest.ports import list_ports
+from nest.words import plural
 
 
 def add_parser(sub):
@@ -49,6 +50,7 @@ def run(args):
         if p.esp32_like and args.probe:
             print(f"    {probe(p.device)}", flush=True)
     boards = sum(p.esp32_like for p in ports)
-    print(f"{boards} ESP32-like port(s) (*)" + ("; commands pick it by themselves" if boards == 1 else "")
+    print(f"{plural(boards, 'ESP32-like port')} (*)"
+          + ("; commands pick it by themselves" if boards == 1 else "")
           + ("; choose one with --port PORT or --port id:SERIAL" if boards > 1 else ""))
     return 0

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from nest.boardlink import DEFAULT_BAUD, BoardLink
 from nest.errors import NestError
+from nest.words import plural
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 ONBOARD = Path(__file__).resolve().parent / "onboard"
@@ -61,11 +62,6 @@ SKIP_DIRS = {"tests", "__pycache__"}
 # .py compiled, anything else (a settings.json, a sound, a font) sent as it is, hashed like the rest.
 # Skipped files are named in the plan, never silent.
 HOST_ONLY = ("*.md", "*.ini", "*.pyi", "*.pyc", "py.typed", "manifest.py")
-
-
-def plural(n, word):
-    """`1 file`, `2 files`, `0 files`."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 @dataclass

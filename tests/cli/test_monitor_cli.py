@@ -92,7 +92,7 @@ def test_an_undo_and_a_called_alarm_are_worded():
     from nest.cmd_monitor import describe
 
     ev = {"ev": "undo", "outcome": {"event": "undo", "player": 1, "undone": 2, "demand": "R"}}
-    assert describe(ev) == ("UNDO by the players (2 action(s) taken back): Gulo 2 takes red again", True)
+    assert describe(ev) == ("UNDO by the players (2 actions taken back): Gulo 2 takes red again", True)
     ev = {"ev": "action", "action": {"do": "alarm", "cause": "called"},
           "outcome": {"event": "alarm", "player": 0, "to": 0}}
     assert describe(ev)[0] == "EGG ALARM (called), Gulo 1 back to 0"

@@ -56,3 +56,12 @@ def test_the_readmes_command_table_matches_the_commands():
     rows = set(re.findall(r"^\| `nest (\w+)", table, re.M))
     assert rows == set(COMMANDS), f"README rows {sorted(rows)} != commands {sorted(COMMANDS)}"
     assert "mpremote's own commands, not nest's" in table  # repl/exec/fs are mpremote's
+
+
+def test_counted_nouns_follow_the_plural_rule():
+    from nest.deploy import DeployReport
+    from nest.words import plural
+
+    assert [plural(n, "file") for n in (0, 1, 2)] == ["0 files", "1 file", "2 files"]
+    one = DeployReport("/dev/ttyUSB0", False, send=["main.py"], bytes_sent=10)
+    assert one.summary().startswith("sent 1 file (10 bytes)"), one.summary()
