@@ -271,3 +271,23 @@ def test_files_that_are_not_python_are_deployed_and_host_side_ones_named(vboard,
     assert on_board == ['{"volume": 3}', hashlib.sha256(sound).hexdigest()]
     (fw / "settings.json").write_text('{"volume": 5}')
     assert deploy(vboard.port, fw, reset=False).send == ["settings.json"]  # hashed like the rest
+
+
+def test_the_helpers_kept_on_the_board_are_used_only_when_they_are_this_versions(vboard, tmp_path):
+    fw = write_firmware(tmp_path / "fw")
+    deploy(vboard.port, fw, dry_run=True)
+    assert board_listing(vboard, "import os, json\nprint(json.dumps(os.listdir('/')))") == []  # dry: nothing
+    deploy(vboard.port, fw)
+    sent = []
+    with BoardLink.open(vboard.port) as link:
+        real = link.exec
+        link.exec = lambda code, **kw: sent.append(len(code)) or real(code, **kw)
+        assert deploy(vboard.port, fw, link=link).send == []
+        assert max(sent) < 600, sent  # the 2.4 KB of helpers did not cross the line again
+        # a copy that is garbage, or another version's, is replaced, never run as it is
+        link.enter_raw()  # the deploy's reset left the raw REPL
+        real("open('/.nest/helpers.py', 'w').write('raise ValueError(1)')")
+        sent.clear()
+        write_firmware(fw, a=5)
+        assert deploy(vboard.port, fw, link=link).send == ["pkg/a.mpy"] and max(sent) > 2000
+    assert boot_version(vboard)["a"] == 5
