@@ -173,7 +173,8 @@ class BoardLink:
         """Leave the raw REPL and soft-reset from the friendly REPL, so boot.py and main.py run."""
         try:
             self.t.exit_raw_repl()
-            self._drain(quiet_s=0.1, limit_s=1.0)
+            # the friendly REPL's banner ends with its prompt: waited for, not for 0.1 s of quiet
+            self.t.read_until(1, b">>> ", timeout=1.0, timeout_overall=1.0)
             self.serial.write(b"\x04")
             data = self.t.read_until(1, b"soft reboot\r\n", timeout=3, timeout_overall=5)
         except (OSError, serial.SerialException) as e:
