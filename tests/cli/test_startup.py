@@ -1,6 +1,6 @@
 """Start-up: `nest` imports only the module of the command it runs, so `nest --version` and
 `nest ports` load none of the machinery (mpremote, esptool, aiohttp, the virtual board), and no
-command but `nest web` loads aiohttp. (The times themselves are `make bench`'s: lab/bench_startup.py.)"""
+command but `nest web` loads aiohttp. (The times themselves are `make bench`'s: lab/bench_deploy.py.)"""
 
 import json
 import subprocess
@@ -65,3 +65,14 @@ def test_counted_nouns_follow_the_plural_rule():
     assert [plural(n, "file") for n in (0, 1, 2)] == ["0 files", "1 file", "2 files"]
     one = DeployReport("/dev/ttyUSB0", False, send=["main.py"], bytes_sent=10)
     assert one.summary().startswith("sent 1 file (10 bytes)"), one.summary()
+
+
+def test_the_vm_version_nest_looks_for_is_the_one_package_json_pins():
+    import json
+    from pathlib import Path
+
+    from nest.vboard.launcher import VM_PACKAGE, VM_VERSION, find_vm
+
+    pinned = json.loads((Path(__file__).resolve().parents[2] / "package.json").read_text())["dependencies"]
+    assert pinned[VM_PACKAGE] == VM_VERSION
+    assert find_vm().name == "micropython.mjs"  # the repository's own (npm ci)
