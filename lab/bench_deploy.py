@@ -49,7 +49,9 @@ def _mpremote_cp(port, folder):
 
 def _wall(argv):
     t = time.monotonic()
-    subprocess.run(argv, check=True, capture_output=True, timeout=300)
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    if r.returncode:
+        raise RuntimeError(f"{' '.join(argv)} failed ({r.returncode}): {r.stderr.strip()[-500:]}")
     return time.monotonic() - t
 
 

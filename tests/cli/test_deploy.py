@@ -278,12 +278,20 @@ def test_the_helpers_kept_on_the_board_are_used_only_when_they_are_this_versions
     deploy(vboard.port, fw, dry_run=True)
     assert board_listing(vboard, "import os, json\nprint(json.dumps(os.listdir('/')))") == []  # dry: nothing
     deploy(vboard.port, fw)
-    sent = []
+    sent, answers = [], []
+
     with BoardLink.open(vboard.port) as link:
         real = link.exec
-        link.exec = lambda code, **kw: sent.append(len(code)) or real(code, **kw)
+
+        def counted(code, **kw):
+            out = real(code, **kw)
+            sent.append(len(code))
+            answers.append(len(out))
+            return out
+        link.exec = counted
         assert deploy(vboard.port, fw, link=link).send == []
         assert max(sent) < 600, sent  # the 2.4 KB of helpers did not cross the line again
+        assert max(answers) < 200, answers  # nor the listing: the board's tree is this one ("same")
         # a copy that is garbage, or another version's, is replaced, never run as it is
         link.enter_raw()  # the deploy's reset left the raw REPL
         real("open('/.nest/helpers.py', 'w').write('raise ValueError(1)')")
