@@ -78,10 +78,13 @@ class DeployReport:
     reset: bool = False
     skipped: list = field(default_factory=list)   # files of the folder not for the board (HOST_ONLY)
     own: list = field(default_factory=list)       # the board's own files kept (boot.py), see OWN
+    theirs: list = field(default_factory=list)    # the board's own files --force replaces or deletes
     started: str = ""                              # what the board said after the reset (`ready`)
 
     def plan_lines(self):
-        return ([f"send   {p}" for p in self.send] + [f"delete {p}" for p in self.delete]
+        mark = {p: " (the board's own: --force replaces it)" for p in self.theirs}
+        return ([f"send   {p}{mark.get(p, '')}" for p in self.send]
+                + [f"delete {p}{mark.get(p, '')}" for p in self.delete]
                 + [f"keep   {p}" for p in self.keep]
                 + [f"keep   {p} (the board's own, not nest's; --force replaces it)" for p in self.own]
                 + [f"skip   {p} (host-side file)" for p in self.skipped])
@@ -325,10 +328,11 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
     else:
         # A file of OWN on the board that no nest deploy recorded is the maker's: left alone.
         rec = info.get("rec", ())
-        own = [] if force or not firmware else [p for p in OWN if p in remote and p not in rec]
+        own = [p for p in OWN if p in remote and p not in rec] if firmware else []
+    theirs, own = (own, []) if force else ([], own)
     local = {p: d for p, d in local.items() if p not in own}
     send, delete, keep = plan(local, {p: v for p, v in remote.items() if p not in own})
-    report = DeployReport(link.port, dry_run, send, delete, keep, own=own,
+    report = DeployReport(link.port, dry_run, send, delete, keep, own=own, theirs=theirs,
                           bytes_sent=sum(len(local[p]) for p in send), finished_previous=finished)
     if dry_run:
         report.seconds = time.monotonic() - start

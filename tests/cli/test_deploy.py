@@ -220,7 +220,7 @@ def test_the_boards_own_boot_py_is_kept_unless_force_and_a_cut_commit_still_fini
 
     forced = subprocess.run([NEST, "deploy", "--port", board.port, "--src", str(fw), "--force", "--dry-run"],
                             capture_output=True, text=True, timeout=60)
-    assert "delete boot.py" in forced.stdout, forced.stdout
+    assert "delete boot.py (the board's own: --force replaces it)" in forced.stdout, forced.stdout
     assert deploy(board.port, fw, force=True).delete == ["boot.py"]
     assert "boot.py" not in board_listing(board, "import os, json\nprint(json.dumps(os.listdir('/')))")
 
