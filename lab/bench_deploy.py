@@ -7,7 +7,11 @@ Figures (each the median of N runs, a fresh board per full deploy):
   `mpremote connect PORT fs cp -r gulo main.py boot.py :` of the very same files;
 - a deploy with nothing changed (manifest round trip only; without and with the final reset),
   versus mpremote's own `fs cp -r` of the same files again (mpremote also skips a file whose
-  sha256 on the board matches: mpremote/commands.py, do_filesystem_cp).
+  sha256 on the board matches: mpremote/commands.py, do_filesystem_cp);
+- the whole `nest deploy` command with nothing changed, as a maker waits for it (start-up, the
+  manifest, the reset and the wait for the app's `ready`), wall time, versus that `mpremote fs cp -r`;
+- start-up: `nest --version` and `nest ports --no-probe` versus `mpremote --version` (median of
+  STARTS runs each; no board involved).
 `run()` returns the rows for `make bench`: dicts with figure, value, baseline, ratio, command.
 """
 
@@ -27,6 +31,8 @@ from nest.vboard import VirtualBoard  # noqa: E402
 
 COMMAND = ".venv/bin/python -m lab.bench_deploy"
 MPREMOTE = Path(sys.executable).with_name("mpremote")
+NEST = Path(sys.executable).with_name("nest")
+STARTS = 10
 
 
 def _timed(fn):
@@ -41,6 +47,26 @@ def _mpremote_cp(port, folder):
                    check=True, capture_output=True, timeout=300)
 
 
+def _wall(argv):
+    t = time.monotonic()
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    if r.returncode:
+        raise RuntimeError(f"{' '.join(argv)} failed ({r.returncode}): {r.stderr.strip()[-500:]}")
+    return time.monotonic() - t
+
+
+def startup_rows(starts=STARTS):
+    """Start-up of `nest` against mpremote's: the median wall time of `starts` runs each."""
+    base = statistics.median(_wall([str(MPREMOTE), "--version"]) for _ in range(starts))
+    rows = []
+    for argv in (["--version"], ["ports", "--no-probe"]):
+        ours = statistics.median(_wall([str(NEST), *argv]) for _ in range(starts))
+        rows.append({"figure": f"start-up: `nest {' '.join(argv)}` (median of {starts}), s; baseline "
+                               "`mpremote --version`", "value": round(ours, 3), "baseline": round(base, 3),
+                     "ratio": round(base / ours, 2), "command": COMMAND})
+    return rows
+
+
 def run(runs=3, baud=115200, timing="esp32"):
     files = build(ROOT / "firmware")
     size = sum(len(b) for b in files.values())
@@ -49,12 +75,13 @@ def run(runs=3, baud=115200, timing="esp32"):
         for rel, data in files.items():
             (same / rel).parent.mkdir(parents=True, exist_ok=True)
             (same / rel).write_bytes(data)
-        ours, theirs, still, still_reset, theirs_still = [], [], [], [], []
+        ours, theirs, still, still_reset, theirs_still, whole = [], [], [], [], [], []
         for _ in range(runs):
             with VirtualBoard(baud=baud, headless=True, timing=timing) as board:
                 ours.append(_timed(lambda b=board: deploy(b.port, reset=False)))
                 still.append(_timed(lambda b=board: deploy(b.port, reset=False)))
                 still_reset.append(_timed(lambda b=board: deploy(b.port, reset=True)))
+                whole.append(_wall([str(NEST), "deploy", "--port", board.port]))
             with VirtualBoard(baud=baud, headless=True, timing=timing) as board:
                 theirs.append(_timed(lambda b=board: _mpremote_cp(b.port, same)))
                 theirs_still.append(_timed(lambda b=board: _mpremote_cp(b.port, same)))
@@ -67,10 +94,13 @@ def run(runs=3, baud=115200, timing="esp32"):
         {"figure": "deploy with nothing changed, no reset, s", "value": round(statistics.median(still), 2),
          "baseline": round(statistics.median(theirs_still), 2),
          "ratio": round(statistics.median(theirs_still) / statistics.median(still), 2), "command": COMMAND},
-        {"figure": "deploy with nothing changed, with the final soft reset, s",
+        {"figure": "deploy with nothing changed, with the final soft reset and the wait for `ready`, s",
          "value": round(statistics.median(still_reset), 2), "baseline": None, "ratio": None,
          "command": COMMAND},
-    ]
+        {"figure": "`nest deploy` with nothing changed, the whole command (start-up to `ready`), wall s",
+         "value": round(statistics.median(whole), 2), "baseline": round(statistics.median(theirs_still), 2),
+         "ratio": round(statistics.median(theirs_still) / statistics.median(whole), 2), "command": COMMAND},
+    ] + startup_rows()
 
 
 def main():

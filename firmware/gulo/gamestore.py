@@ -21,7 +21,7 @@ from gulo.weigher import Weigher
 KEEP_GAMES = 20  # finished games kept on flash; the oldest go first
 
 # Deploy's staging folder (host_tools/nest/deploy.py STAGE, JOURNAL): staged files are dead
-# weight unless a journal names them (then boot.py still has a commit to finish).
+# weight unless a journal names them (then main.py still has a commit to finish).
 _STAGE = "/.nest/stage"
 _JOURNAL = "/.nest/commit.json"
 _ENOSPC = 28  # errno of a full flash (littlefs LFS_ERR_NOSPC = -28, MicroPython's MP_ENOSPC)
@@ -236,7 +236,7 @@ class GameStore:
         """Files the nest owns and can do without, most expendable first: a deploy's stage with no
         journal, then the finished games, oldest first (the running game is never one of them)."""
         out = []
-        if not store.exists(_JOURNAL):  # a journal: boot.py still has a commit to finish
+        if not store.exists(_JOURNAL):  # a journal: main.py still has a commit to finish
             try:
                 out = [_STAGE + "/" + n for n in os.listdir(_STAGE)]
             except OSError:

@@ -161,12 +161,12 @@ class BoardConsole:
         seen = list(self.other)
         if any(">>>" in s or "MicroPython" in s or "Traceback" in s for s in seen):
             return (f"{self.name} does not answer JSON lines: it sits at the MicroPython REPL ({what}). "
-                    "Reset it (EN button, or `nest deploy` which resets at the end) so main.py starts "
-                    "the nest app, or run `nest deploy` if the firmware is not on it")
+                    "Run `nest reset` (or press EN) so main.py starts the nest app, or `nest deploy` "
+                    "if the firmware is not on it (it shows main.py's traceback if it fails)")
         if seen:
             said = plain(repr(seen[-1][:80]))
             return (f"{self.name} does not answer JSON lines ({what}); it printed: {said}. "
-                    "Reset it, or run `nest deploy`")
+                    "Run `nest reset`, or `nest deploy`")
         return (f"{self.name} is silent ({what}): is the nest firmware on it? Reset the board or run "
                 "`nest deploy`")
 

@@ -26,6 +26,18 @@ from nest.ports import pick_port
 
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
 DEFAULT_BAUD = 115200
+# How long the app may take from a soft reset to its `ready` line. Measured on the virtual board at
+# ESP32 timing: 179 ms (docs/benchmarks.md, boot -> ready); the rest is room for a game resumed
+# from a long log and a slow first mount.
+BOOT_S = 15.0
+
+
+def shown(data, limit=120):
+    """What the board sent, for a message: its last `limit` characters as text (control characters
+    as spaces, quoted), or "nothing" -- never a Python bytes repr."""
+    text = data.decode("utf-8", "replace")[-limit:]
+    text = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return f'"{text}"' if text else "nothing"
 
 
 class BoardError(NestError):
@@ -126,7 +138,7 @@ class BoardLink:
         except (OSError, serial.SerialException) as e:
             raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
         raise NestError(f"no answer from the board on {self.port} (is it an ESP32 running MicroPython? "
-                        f"try pressing EN/RST); last bytes seen: {seen[-120:]!r}")
+                        f"try pressing EN/RST); it sent {shown(seen)}")
 
     def exec(self, code, timeout=10.0):
         """Run code in the raw REPL (raw-paste when the board offers it); its printed output (bytes)."""
@@ -159,13 +171,62 @@ class BoardLink:
         """Leave the raw REPL and soft-reset from the friendly REPL, so boot.py and main.py run."""
         try:
             self.t.exit_raw_repl()
-            self._drain(quiet_s=0.1, limit_s=1.0)
+            # the friendly REPL's banner ends with its prompt: waited for, not for 0.1 s of quiet
+            self.t.read_until(1, b">>> ", timeout=1.0, timeout_overall=1.0)
             self.serial.write(b"\x04")
             data = self.t.read_until(1, b"soft reboot\r\n", timeout=3, timeout_overall=5)
         except (OSError, serial.SerialException) as e:
             raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
         if not data.endswith(b"soft reboot\r\n"):
-            raise NestError(f"the board on {self.port} did not reset: {data[-120:]!r}")
+            raise NestError(f"the board on {self.port} did not reset; it sent {shown(data)}")
+
+    def hard_reset(self):
+        """machine.reset() from the raw REPL: the chip restarts (as by EN) and runs boot.py and
+        main.py; no answer comes back, so the command is sent, not executed and waited for."""
+        try:
+            self.t.exec_raw_no_follow("import machine\nmachine.reset()")
+            self.t.in_raw_repl = False  # the board restarts into the friendly REPL, then main.py
+        except TransportError as e:
+            raise NestError(f"the board on {self.port} did not take the reset: {e}") from None
+        except (OSError, serial.SerialException) as e:
+            raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
+
+    def watch_boot(self, timeout=BOOT_S):
+        """After soft_reset_to_main: follow what boot.py and main.py print until the nest app says
+        `ready` (returned: "ready (new game)", or the safe mode's line). NestError if main.py raised
+        (its traceback in the message), ended at the REPL, or the app said nothing in `timeout` s."""
+        from nest.boardconsole import json_line
+
+        seen = buf = b""
+        at_repl = False
+        end = time.monotonic() + timeout
+        try:
+            while time.monotonic() < end and not at_repl:
+                chunk = self.serial.read(self.serial.in_waiting or 1)
+                seen += chunk
+                *lines, buf = (buf + chunk).split(b"\n")
+                for raw in lines:
+                    ev = json_line(raw)[0] or {}
+                    if ev.get("ev") == "ready":
+                        return f"ready ({'game resumed' if ev.get('resumed') else 'new game'})"
+                    if ev.get("ev") == "safe_mode":
+                        return "in safe mode (the menu button was held at boot): the game did not start"
+                at_repl = buf.rstrip().endswith(b">>>")
+        except (OSError, serial.SerialException) as e:
+            raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
+        text = seen.decode("utf-8", "replace")
+        if "Traceback (most recent call last)" in text:
+            trace = text[text.rindex("Traceback (most recent call last)"):]
+            banner = ("MicroPython v", 'Type "help()"', ">>>")  # the REPL's, after the traceback
+            trace = "\n".join(line.rstrip() for line in trace.splitlines()
+                              if line.strip() and not line.startswith(banner))
+            raise BoardError(f"the firmware did not start on {self.port}: main.py raised at boot and the "
+                             f"board sits at the REPL:\n{trace}\nfix it and deploy again", trace)
+        if at_repl:
+            raise NestError(f"the firmware did not start on {self.port}: main.py ended without starting the "
+                            f"nest app and the board sits at the REPL (it printed {shown(seen)})")
+        raise NestError(f"the firmware on {self.port} did not say it was ready within {timeout:g} s of the "
+                        f"reset (it printed {shown(seen)}); `nest monitor` follows what it does")
 
     def soft_reset_raw(self):
         """Soft reset that stays in the raw REPL (main.py does not run): a clean heap."""
@@ -175,4 +236,5 @@ class BoardLink:
         except (OSError, serial.SerialException) as e:
             raise NestError(f"lost the connection to the board on {self.port}: {e}") from None
         if not data.endswith(RAW_BANNER):
-            raise NestError(f"the board on {self.port} did not come back after a reset: {data[-120:]!r}")
+            raise NestError(f"the board on {self.port} did not come back after a reset; "
+                            f"it sent {shown(data)}")

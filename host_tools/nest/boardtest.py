@@ -13,6 +13,7 @@ keep=True) and the board is soft-reset so that main.py runs again.
 """
 
 import ast
+import contextlib
 import json
 import time
 import xml.etree.ElementTree as ET
@@ -25,9 +26,10 @@ from gulo.hx711 import DEFAULT_COUNTS_PER_G
 from gulo.nestfault import NOISY_CG
 from nest.boardlink import DEFAULT_BAUD, BoardLink
 from nest.boardtrust import TEST_RESULT, checked_as, plain
-from nest.deploy import FIRMWARE, build, mpy_cross_version, sync
+from nest.deploy import FIRMWARE, _onboard, build, mpy_cross_version, sync
 from nest.errors import NestError
 from nest.weigh import rate_advice
+from nest.words import plural
 
 MARKER = "\x1enest-test\x1e"   # ASCII record separators: no test prints these by accident
 TREE = "nest_test"
@@ -58,6 +60,14 @@ class Result:
     ms: int = 0
     error: str = ""
     output: str = ""
+    skipped: bool = False   # a question nobody was there to answer (no terminal)
+
+    @property
+    def failure(self):
+        """An assertion that did not hold (JUnit `failure`); any other exception, a timeout or a
+        lost answer is an `error`, as pytest reports them."""
+        lines = self.error.strip().splitlines()
+        return bool(lines) and lines[-1].startswith("AssertionError")
 
 
 @dataclass
@@ -69,11 +79,16 @@ class TestReport:
         return sum(r.ok for r in self.results)
 
     @property
+    def skipped(self):
+        return sum(r.skipped for r in self.results)
+
+    @property
     def failed(self):
-        return len(self.results) - self.passed
+        return len(self.results) - self.passed - self.skipped
 
     def line(self):
-        return f"{self.passed} passed, {self.failed} failed"
+        return f"{self.passed} passed, {self.failed} failed" + (f", {self.skipped} skipped" if self.skipped
+                                                                else "")
 
 
 def collect(tests_dir, pattern=None, exclude=()):
@@ -208,6 +223,27 @@ def result_line(text):
         return str(e)
 
 
+@contextlib.contextmanager
+def _main_again_on_ctrl_c(link, clean, say):
+    """Ctrl-C on the host: the test on the board stopped, what the run put there removed (unless
+    --keep) and the board soft-reset so main.py runs the game again; then the interrupt goes on."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        say("interrupted: putting the board back")
+        try:
+            link.enter_raw()
+            link.soft_reset_raw()
+            if clean:  # a journal of this run's sync is finished first, so no boot brings it back
+                link.exec(_onboard("commit.py") + "finish()\n" + CLEANUP, timeout=30)
+                say(f"removed {', '.join(LEFT_BEHIND[:2])} from the board")
+            link.soft_reset_to_main()
+            say(f"the board is {link.watch_boot()}")
+        except NestError as e:
+            say(f"could not put the board back ({e}): run `nest reset`")
+        raise
+
+
 def _recover(link):
     """After a timeout: interrupt, soft-reset (clean heap), set the runner up again."""
     link.enter_raw()
@@ -226,7 +262,7 @@ def run_tests(port=None, tests_dir=FIRMWARE / "tests", *, firmware_dir=FIRMWARE,
         failed = set(load_lastfailed(tests_dir))
         if failed:
             ids = [i for i in ids if i in failed]
-            say(f"rerunning the {len(ids)} test(s) that failed last time")
+            say(f"rerunning the {plural(len(ids), 'test')} that failed last time")
         else:
             say("no failures recorded from the last run: running all")
     if not ids:
@@ -235,7 +271,7 @@ def run_tests(port=None, tests_dir=FIRMWARE / "tests", *, firmware_dir=FIRMWARE,
     files = test_files(tests_dir, firmware_dir)
     want = mpy_cross_version()
     report = TestReport()
-    with BoardLink.open(port, baud=baud) as link:
+    with BoardLink.open(port, baud=baud) as link, _main_again_on_ctrl_c(link, not keep, say):
         link.enter_raw()
         link.soft_reset_raw()  # the game app's modules and heap out of the way
         sync(link, files, want, time.monotonic(), reset=False, tree=TREE)
@@ -264,15 +300,19 @@ def run_tests(port=None, tests_dir=FIRMWARE / "tests", *, firmware_dir=FIRMWARE,
 
 
 def write_junit(report, path):
+    bad = [r for r in report.results if not r.ok and not r.skipped]
     suite = ET.Element("testsuite", name="nest test (on the board)", tests=str(len(report.results)),
-                       failures=str(report.failed), errors="0",
-                       time=f"{sum(r.ms for r in report.results) / 1000:.3f}")
+                       failures=str(sum(r.failure for r in bad)), errors=str(sum(not r.failure for r in bad)),
+                       skipped=str(report.skipped), time=f"{sum(r.ms for r in report.results) / 1000:.3f}")
     for r in report.results:
         module, function = r.test.split("::")
         case = ET.SubElement(suite, "testcase", classname=module, name=function, time=f"{r.ms / 1000:.3f}")
-        if not r.ok:
-            lines = r.error.strip().splitlines()
-            ET.SubElement(case, "failure", message=lines[-1] if lines else "failed").text = r.error
+        lines = r.error.strip().splitlines()
+        if r.skipped:
+            ET.SubElement(case, "skipped", message=lines[-1] if lines else "skipped")
+        elif not r.ok:
+            ET.SubElement(case, "failure" if r.failure else "error",
+                          message=lines[-1] if lines else "failed").text = r.error
         if r.output:
             ET.SubElement(case, "system-out").text = r.output
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -335,12 +375,19 @@ def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT
     report = TestReport()
 
     def record(name, ok, error=""):
-        report.results.append(Result(f"hardware::{name}", ok, 0, error))
-        say(plain(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {error}" if error else "")))
+        """ok None: the question had no answer (no terminal): skipped, not failed."""
+        report.results.append(Result(f"hardware::{name}", bool(ok), 0, error, skipped=ok is None))
+        word = "SKIP" if ok is None else "PASS" if ok else "FAIL"
+        say(plain(f"{word} {name}" + (f": {error}" if error else "")))
 
     def yes(question):
-        while True:  # a typo is asked again, not taken for a "no"
-            answer = ask(f"{question} [y/n] ").strip().lower()
+        """True/False as answered, a typo asked again; None when nobody answers (stdin closed: no
+        terminal, a script that did not plan the question)."""
+        while True:
+            answer = ask(f"{question} [y/n] ")
+            if not answer:
+                return None
+            answer = answer.strip().lower()
             if answer in ("y", "yes", "n", "no"):
                 return answer.startswith("y")
             say(f"  {answer!r}: answer y or n")
@@ -348,7 +395,7 @@ def hardware_check(port=None, *, ask=input, say=print, wait_s=30.0, baud=DEFAULT
     checks = (_check_drivers, _check_hx711, _check_reed, _check_leds, _check_buzzer)[:stage]
     say(f"stage {stage}: checking {', '.join(STAGES[:stage])}"
         + (f" (not yet: {', '.join(STAGES[stage:])})" if stage < len(STAGES) else ""))
-    with BoardLink.open(port, baud=baud) as link:
+    with BoardLink.open(port, baud=baud) as link, _main_again_on_ctrl_c(link, False, say):
         link.enter_raw()
         link.soft_reset_raw()
         for check in checks:
@@ -396,11 +443,11 @@ def _check_leds(link, record, yes, say, wait_s):
     link.exec("_hw.strip.fill((40, 40, 40))\n_hw.strip.write()")
     lit = yes("Are all LEDs lit white?")
     link.exec("_hw.strip.fill((0, 0, 0))\n_hw.strip.write()")
-    record("leds", lit, "")
+    record("leds", lit, "no answer (no terminal): look at them and run it again" if lit is None else "")
 
 
 def _check_buzzer(link, record, yes, say, wait_s):
     link.exec("_hw.buzzer.freq(2000)\n_hw.buzzer.duty_u16(20000)")
     heard = yes("Do you hear the buzzer?")
     link.exec("_hw.buzzer.duty_u16(0)")
-    record("buzzer", heard, "")
+    record("buzzer", heard, "no answer (no terminal): listen and run it again" if heard is None else "")

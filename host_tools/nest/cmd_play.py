@@ -33,7 +33,11 @@ _FIELD = {"choose": "colour", "take": "egg", "alarm": "cause"}
 
 
 def add_parser(sub):
-    p = sub.add_parser("play", help="play a game in the terminal with the device's turn engine")
+    p = sub.add_parser("play", help="play a game in the terminal with the device's turn engine",
+                       description="A game of Gulo Gulo in the terminal, on the turn engine the board runs "
+                                   "(no board needed): type reveal, choose R, take R, alarm pole, call, "
+                                   "undo, help, quit. Every action is appended to a game log that `nest "
+                                   "replay` reads.")
     p.add_argument("--players", type=int, default=2, help="2 to 6 (default 2)")
     p.add_argument("--variant", choices=("standard", "fast"), default="standard")
     p.add_argument("--seed", type=int, help="deal from this seed (default: a random one)")

@@ -1,17 +1,26 @@
-"""`nest ports`: the serial ports, with USB identity and bridge chip, ESP32-like ones marked; for
-each board, what it runs (MicroPython version and board name, as `mpflash list` shows them, and
-the nest firmware deployed on it)."""
+"""`nest ports`: the serial ports, with USB identity and bridge chip, ESP32-like ones marked; with
+--probe, for each board what it runs (MicroPython version and board name, as `mpflash list` shows
+them, and the nest firmware deployed on it)."""
 
 from nest.boardtrust import plain
 from nest.errors import NestError
 from nest.ports import list_ports
+from nest.words import plural
 
 
 def add_parser(sub):
-    p = sub.add_parser("ports", help="list serial ports and what each board runs (MicroPython, nest)")
-    p.add_argument("--no-probe", action="store_true",
-                   help="only the USB identity: do not ask the boards what they run (that stops a running "
-                        "game for a moment: it is soft-reset after, and resumes)")
+    p = sub.add_parser("ports", help="list serial ports; --probe: what each board runs (MicroPython, nest)",
+                       description="Lists the serial ports with their USB identity (VID:PID, serial number, "
+                                   "bridge chip), ESP32-like ones marked. --probe also asks each board what "
+                                   "it runs (MicroPython version and board, the nest firmware deployed): "
+                                   "that stops a running game and soft-resets the board (the game resumes), "
+                                   "so it is not done unasked.")
+    ask = p.add_mutually_exclusive_group()
+    ask.add_argument("--probe", action="store_true",
+                     help="ask each board what it runs (stops a running game for a moment: it is "
+                          "soft-reset after, and resumes)")
+    ask.add_argument("--no-probe", dest="probe", action="store_false",
+                     help="only the USB identity (the default)")
     return p
 
 
@@ -39,9 +48,10 @@ def run(args):
     print(f"  {'PORT':<16} {'VID:PID':<10} {'SERIAL':<18} {'BRIDGE':<28} DESCRIPTION")
     for p in ports:
         print(plain(("* " if p.esp32_like else "  ") + p.line()), flush=True)  # USB strings cross a wire too
-        if p.esp32_like and not args.no_probe:
+        if p.esp32_like and args.probe:
             print(f"    {plain(probe(p.device))}", flush=True)
     boards = sum(p.esp32_like for p in ports)
-    print(f"{boards} ESP32-like port(s) (*)" + ("; commands pick it by themselves" if boards == 1 else "")
+    print(f"{plural(boards, 'ESP32-like port')} (*)"
+          + ("; commands pick it by themselves" if boards == 1 else "")
           + ("; choose one with --port PORT or --port id:SERIAL" if boards > 1 else ""))
     return 0

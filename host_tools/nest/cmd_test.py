@@ -8,7 +8,13 @@ from nest.errors import NestError
 
 
 def add_parser(sub):
-    p = sub.add_parser("test", help="run the firmware's tests on the board (the same ones pytest runs)")
+    p = sub.add_parser("test", help="run the firmware's tests on the board (the same ones pytest runs)",
+                       description="Runs the firmware's own tests on the board (the ones pytest runs on the "
+                                   "host and in the MicroPython VM): PASS/FAIL per test, a hanging test "
+                                   "interrupted after --timeout and the run going on, JUnit XML with "
+                                   "--junit. The tests are removed from the board after (and on Ctrl-C) "
+                                   "and the board reset so the game runs. --hardware instead checks the "
+                                   "HX711, reed switch, LEDs and buzzer, asking on the terminal.")
     p.add_argument("--port", help="serial port (default: the one ESP32 board plugged in)")
     p.add_argument("-k", dest="pattern", metavar="PATTERN",
                    help="only tests whose module::name contains this")

@@ -4,15 +4,17 @@
 
 Steps (docs/deploy.md has the why):
 1. build: every firmware .py is compiled to .mpy with mpy-cross (main.py and boot.py stay .py;
-   tests/ is not deployed); boot.py gets a short prologue that finishes a cut commit;
+   tests/ is not deployed); main.py gets a short prologue that finishes a cut commit (boot.py is
+   the maker's: WiFi, WebREPL; the nest's firmware needs none, so a board's own is kept);
 2. ONE round trip asks the board its .mpy version and the sha256 of every file of the deployed
    tree (the local top-level names plus what the last deploy recorded; never /data);
 3. changed files are sent as base64 chunks through raw-paste into /.nest/stage/N;
 4. commit: the board checks each staged file's hash, writes the journal /.nest/commit.json
    (temporary name, then rename), then carries it out: mkdir, renames over the old files,
-   deletes. boot.py starts with the same code, so a commit cut half way is finished at the next
+   deletes. main.py starts with the same code, so a commit cut half way is finished at the next
    boot. Before the journal exists, nothing of the previous firmware has been touched.
-5. soft reset, so boot.py and main.py run (unless reset=False).
+5. soft reset, so boot.py and main.py run (unless reset=False), then watch the boot: the app's
+   `ready`, or main.py's traceback as a NestError (check=True).
 """
 
 import base64
@@ -30,6 +32,7 @@ from pathlib import Path
 from nest.boardlink import DEFAULT_BAUD, BoardLink
 from nest.boardtrust import MANIFEST, checked_as, plain
 from nest.errors import NestError
+from nest.words import plural
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 ONBOARD = Path(__file__).resolve().parent / "onboard"
@@ -49,8 +52,12 @@ def _cache_root():
 
 CACHE = _cache_root() / "deploy-mpy"
 STAGE = "/.nest/stage"
+HELPERS = "/.nest/helpers.py"   # the on-board helpers, kept on the board (_helpers)
 CHUNK = 6144          # raw bytes per exec: 8 KB of base64, well inside an ESP32's free heap
 KEEP_AS_SOURCE = ("main.py", "boot.py")
+# The board's own files a deploy leaves alone unless --force: a maker's boot.py (WiFi, WebREPL, a
+# default written by MicroPython's first boot). Always listed by the manifest, so the plan says so.
+OWN = ("boot.py",)
 SKIP_DIRS = {"tests", "__pycache__"}
 # Files of the firmware folder that are for the host, not the board (docs, type-checker and editor
 # settings, the manifest that freezes the firmware into an image). Every other file is deployed:
@@ -71,18 +78,25 @@ class DeployReport:
     finished_previous: bool = False                # a cut commit was found and finished first
     reset: bool = False
     skipped: list = field(default_factory=list)   # files of the folder not for the board (HOST_ONLY)
+    own: list = field(default_factory=list)       # the board's own files kept (boot.py), see OWN
+    theirs: list = field(default_factory=list)    # the board's own files --force replaces or deletes
+    started: str = ""                              # what the board said after the reset (`ready`)
 
     def plan_lines(self):
         """The plan, one line a file; the names to delete come from the board: control characters
         shown, never obeyed."""
+        mark = {p: " (the board's own: --force replaces it)" for p in self.theirs}
         return [plain(line) for line in
-                [f"send   {p}" for p in self.send] + [f"delete {p}" for p in self.delete]
-                + [f"keep   {p}" for p in self.keep] + [f"skip   {p} (host-side file)" for p in self.skipped]]
+                [f"send   {p}{mark.get(p, '')}" for p in self.send]
+                + [f"delete {p}{mark.get(p, '')}" for p in self.delete]
+                + [f"keep   {p}" for p in self.keep]
+                + [f"keep   {p} (the board's own, not nest's; --force replaces it)" for p in self.own]
+                + [f"skip   {p} (host-side file)" for p in self.skipped]]
 
     def summary(self):
         verb = "would send" if self.dry_run else "sent"
         skipped = f"; not for the board: {', '.join(self.skipped)}" if self.skipped else ""
-        return (f"{verb} {len(self.send)} files ({self.bytes_sent} bytes), "
+        return (f"{verb} {plural(len(self.send), 'file')} ({self.bytes_sent} bytes), "
                 f"{'would delete' if self.dry_run else 'deleted'} {len(self.delete)}, kept {len(self.keep)}"
                 + ("" if self.dry_run else f" in {self.seconds:.2f} s") + skipped)
 
@@ -130,8 +144,10 @@ def board_mpy_version(value):
 
 
 def boot_prologue():
+    """main.py's first lines: finish a commit cut half way, then soft-reset so that the new main.py
+    runs (an old main.py that finished the journal would otherwise go on with the new modules)."""
     src = (ONBOARD / "commit.py").read_text()
-    return src + ("\ntry:\n    finish()\n"
+    return src + ("\ntry:\n    if finish():\n        import machine\n        machine.soft_reset()\n"
                   "except Exception as e:\n    print('nest: deploy recovery failed:', e)\n")
 
 
@@ -160,7 +176,7 @@ def _compile(src, rel, exe):
 
 
 def build(src_dir, skipped=None):
-    """{board path: bytes} for the tree in src_dir (.py compiled, other files as they are; boot.py
+    """{board path: bytes} for the tree in src_dir (.py compiled, other files as they are; main.py
     with its prologue). Host-side files (HOST_ONLY) are appended to `skipped` if given."""
     src_dir = Path(src_dir)
     if not src_dir.is_dir():
@@ -190,7 +206,7 @@ def build(src_dir, skipped=None):
             files[mpy] = _compile(src, name, exe)
     if "main.py" not in files:
         raise NestError(f"{src_dir} has no main.py: is it the firmware folder? (--src)", status=2)
-    files["boot.py"] = boot_prologue().encode() + b"\n" + files.get("boot.py", b"")
+    files["main.py"] = boot_prologue().encode() + b"\n" + files["main.py"]
     return files
 
 
@@ -200,6 +216,25 @@ def _onboard(*names):
     text = "\n".join((ONBOARD / n).read_text() for n in names)
     return "\n".join(line.split("  # ")[0].rstrip() for line in text.splitlines()
                      if line.strip() and not line.lstrip().startswith("#")) + "\n"
+
+
+def _helpers(link, keep=True):
+    """Define the on-board helpers (commit.py, manifest.py) in the raw REPL. They are kept on the
+    board in HELPERS (temporary name, then renamed) and run from there when the copy is this
+    version's: their 2.4 KB would otherwise cross the line at every deploy, 0.2 s at 115200 baud
+    (10 bits a byte), most of a nothing-changed deploy. keep=False (a dry run) writes nothing."""
+    text = _onboard("commit.py", "manifest.py")
+    tag = _sha(text.encode())[:12]
+    got = link.exec(f"try:\n exec(open('{HELPERS}').read())\nexcept Exception:\n _HV = ''\n"
+                    f"print(_HV == '{tag}')\n").strip()
+    if got == b"True":
+        return
+    code = f"_src = {text + f'_HV = {tag!r}' + chr(10)!r}\nexec(_src)\n"
+    if keep:  # .nest/ exists or is made; whole or absent, as every file nest writes there
+        code += (f"try:\n os.mkdir('/.nest')\nexcept OSError:\n pass\n"
+                 f"with open('{HELPERS}.tmp', 'w') as _f:\n _f.write(_src)\n"
+                 f"os.rename('{HELPERS}.tmp', '{HELPERS}')\n")
+    link.exec(code, timeout=30)
 
 
 def _sha(data):
@@ -241,8 +276,11 @@ def _step(on_step, name):
 
 
 def deploy(port=None, src_dir=FIRMWARE, *, dry_run=False, progress=None, reset=True,
-           baud=DEFAULT_BAUD, on_step=None, link=None):
+           baud=DEFAULT_BAUD, on_step=None, link=None, force=False, check=True):
     """Deploy src_dir to the board. Returns a DeployReport; NestError on user-facing failures.
+
+    force: replace the board's own files (OWN: a maker's boot.py) too. check: after the reset,
+    wait for the app's `ready` (NestError with main.py's traceback if it raised instead).
 
     progress(done_bytes, total_bytes) is called as chunks arrive; on_step(name) is called at
     "manifest", "staged", "journal", "committed" (fault drills cut the deploy there).
@@ -256,7 +294,8 @@ def deploy(port=None, src_dir=FIRMWARE, *, dry_run=False, progress=None, reset=T
     if own:
         link = BoardLink.open(port, baud=baud)
     try:
-        report = sync(link, local, want, start, dry_run, progress, reset, on_step)
+        report = sync(link, local, want, start, dry_run, progress, reset, on_step, force=force,
+                      check=check)
         report.skipped = skipped
         return report
     finally:
@@ -264,16 +303,16 @@ def deploy(port=None, src_dir=FIRMWARE, *, dry_run=False, progress=None, reset=T
             link.close()
 
 
-def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_step=None, tree="deployed"):
+def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_step=None, tree="deployed",
+         force=False, check=False):
     """Make the board's tree match `local` ({path: bytes}); `tree` names the record of what was sent
     (the firmware's, or another tree's such as `nest test`'s, kept apart)."""
     link.enter_raw()
-    roots = sorted({p.split("/")[0] for p in local})
-    code = _onboard("commit.py", "manifest.py")
-    if dry_run:
-        code += f"manifest({json.dumps(roots)}, {tree!r})\n"
-    else:
-        code += f"_done = finish()\nmanifest({json.dumps(roots)}, {tree!r})\nprint(json.dumps(_done))\n"
+    firmware = tree == "deployed"
+    roots = sorted({p.split("/")[0] for p in local} | (set(OWN) if firmware else set()))
+    _helpers(link, keep=firmware and not dry_run)  # `nest test` leaves nothing of its own behind
+    ask = f"manifest({json.dumps(roots)}, {tree!r}, {tree_digest(local)!r}, {[] if force else list(OWN)!r})\n"
+    code = ask if dry_run else f"_done = finish()\n{ask}print(json.dumps(_done))\n"
     out = link.exec(code, timeout=30).decode(errors="replace").strip().splitlines()
     try:
         info = json.loads(out[-2] if not dry_run else out[-1])
@@ -288,8 +327,18 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
                         f"v{want[0]}.{want[1]}: install the mpy-cross matching the board's MicroPython "
                         "(or flash MicroPython 1.29 with `nest flash`)")
     _step(on_step, "manifest")
-    send, delete, keep = plan(local, info["files"])
-    report = DeployReport(link.port, dry_run, send, delete, keep,
+    remote = info.get("files")
+    if remote is None:  # "same": the board holds this very tree (its own files aside)
+        remote = {p: [len(d), _sha(d)] for p, d in local.items()}
+        own = [p for p in info.get("own", ()) if p in OWN]
+    else:
+        # A file of OWN on the board that no nest deploy recorded is the maker's: left alone.
+        rec = info.get("rec", ())
+        own = [p for p in OWN if p in remote and p not in rec] if firmware else []
+    theirs, own = (own, []) if force else ([], own)
+    local = {p: d for p, d in local.items() if p not in own}
+    send, delete, keep = plan(local, {p: v for p, v in remote.items() if p not in own})
+    report = DeployReport(link.port, dry_run, send, delete, keep, own=own, theirs=theirs,
                           bytes_sent=sum(len(local[p]) for p in send), finished_previous=finished)
     if dry_run:
         report.seconds = time.monotonic() - start
@@ -304,6 +353,8 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
     if reset:
         link.soft_reset_to_main()
         report.reset = True
+        if check:
+            report.started = link.watch_boot()
     report.seconds = time.monotonic() - start
     return report
 
@@ -333,6 +384,13 @@ def _stage(link, local, send, total, progress, deflate):
             pieces, size = [], 0
 
 
+def tree_digest(local):
+    """24 hex digits over every (path, hash) of a tree, as onboard/manifest.py works them out on the
+    board: equal, and the board holds this tree."""
+    lines = sorted(f"{p} {_sha(d)}" for p, d in local.items())
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:24]
+
+
 def tree_fingerprint(local):
     """12 hex digits that name a built tree: the same files give the same fingerprint."""
     listing = json.dumps(sorted((p, _sha(d)) for p, d in local.items()))
@@ -354,9 +412,9 @@ def _commit(link, local, send, delete, on_step, tree):
     keep_dirs = {d for p in local for d in _parents(p)}
     job = {
         "mkdir": sorted({d for p in send for d in _parents(p)}),
-        # boot.py first: from then on every boot can finish this journal
+        # main.py first: from then on every boot can finish this journal
         "move": [[f"{STAGE}/{i}", "/" + p]
-                 for i, p in sorted(enumerate(send), key=lambda x: x[1] != "boot.py")],
+                 for i, p in sorted(enumerate(send), key=lambda x: x[1] != "main.py")],
         "delete": ["/" + p for p in delete],
         "rmdir": sorted({d for p in delete for d in _parents(p)} - keep_dirs, key=len, reverse=True),
         "record": sorted(local),

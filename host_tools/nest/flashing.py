@@ -15,6 +15,7 @@ left to it:
   back whatever the flash lost.
 """
 
+import contextlib
 import importlib
 from pathlib import Path
 
@@ -66,10 +67,25 @@ def image_chip(data):
     return f"a chip esptool does not know (chip id {chip_id})"
 
 
-def _esptool_errors():
+@contextlib.contextmanager
+def esptool_errors(port):
+    """esptool's failures on `port` as a `nest:` line with what to do: a board not in download
+    mode gets the BOOT/EN hint wherever esptool first talks to it (the flash, or asking the chip)."""
     from esptool.util import FatalError
     from serial import SerialException
-    return FatalError, SerialException
+
+    try:
+        yield
+    except FatalError as e:
+        text = str(e)
+        if "connect" in text.lower() or "no serial data" in text.lower():
+            raise NestError(f"{port}: {BOOTLOADER_HINT} ({text})") from e
+        if "md5" in text.lower() or "verif" in text.lower() or "digest" in text.lower():
+            raise NestError(f"{port}: what was written does not match the image ({text}); try a lower "
+                            "--baud, a shorter cable, or another USB port") from e
+        raise NestError(f"{port}: esptool: {text}") from e
+    except SerialException as e:
+        raise NestError(f"cannot use {port}: {e} (is a serial monitor holding it?)") from e
 
 
 def flash_firmware(port, image, baud=460800, cmds=None, say=print, erase_all=False):
@@ -79,8 +95,7 @@ def flash_firmware(port, image, baud=460800, cmds=None, say=print, erase_all=Fal
     `cmds` is esptool's public API module (`esptool.cmds`); tests pass a recorder with the same
     functions. esptool draws its own progress bar while it writes."""
     cmds = cmds or importlib.import_module("esptool.cmds")
-    fatal, serial_error = _esptool_errors()
-    try:
+    with esptool_errors(port):
         with cmds.detect_chip(port, baud=ROM_BAUD) as esp:
             chip = esp.CHIP_NAME
             if image_chip_id(image) != esp.IMAGE_CHIP_ID:
@@ -97,15 +112,5 @@ def flash_firmware(port, image, baud=460800, cmds=None, say=print, erase_all=Fal
             say(f"{chip} on {port}: writing {len(image)} bytes at 0x{offset:X} at {baud} baud")
             cmds.write_flash(esp, [(offset, image)])
             cmds.reset_chip(esp, "hard-reset")
-    except fatal as e:
-        text = str(e)
-        if "connect" in text.lower() or "no serial data" in text.lower():
-            raise NestError(f"{port}: {BOOTLOADER_HINT} ({text})") from e
-        if "md5" in text.lower() or "verif" in text.lower() or "digest" in text.lower():
-            raise NestError(f"{port}: what was written does not match the image ({text}); try a lower "
-                            "--baud, a shorter cable, or another USB port") from e
-        raise NestError(f"{port}: esptool: {text}") from e
-    except serial_error as e:
-        raise NestError(f"cannot use {port}: {e} (is a serial monitor holding it?)") from e
     say("done: MicroPython is on the board")
     return chip

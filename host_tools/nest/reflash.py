@@ -14,6 +14,7 @@ import time
 
 from nest.boardlink import BoardLink
 from nest.errors import NestError
+from nest.words import plural
 
 
 def survey(port, say):
@@ -62,7 +63,8 @@ def reflash(port, firmware=None, *, baud=460800, erase_all=False, version=None, 
     folder = None
     if files:
         folder = save_backup(files, port, backup_root)
-        say(f"backed up /data ({len(files)} files, {sum(map(len, files.values()))} bytes) to {folder}")
+        size = sum(map(len, files.values()))
+        say(f"backed up /data ({plural(len(files), 'file')}, {size} bytes) to {folder}")
     elif info:
         say("no /data on the board: nothing to keep")
     if firmware:
@@ -89,9 +91,9 @@ def reflash(port, firmware=None, *, baud=460800, erase_all=False, version=None, 
         lost = missing_or_changed(link, files)
         if lost:
             restore_data(link, {p: files[p] for p in lost})
-            say(f"/data put back: {len(lost)} of {len(files)} files the flash had lost")
+            say(f"/data put back: {len(lost)} of {plural(len(files), 'file')} the flash had lost")
         else:
-            say(f"/data kept in place ({len(files)} files checked)")
+            say(f"/data kept in place ({plural(len(files), 'file')} checked)")
     finally:
         link.close()
     return chip
@@ -113,8 +115,8 @@ def _chip(port, cmds=None):
     """The chip, asked of its ROM bootloader with esptool (for a board without MicroPython)."""
     import importlib
 
-    from nest.flashing import ROM_BAUD
+    from nest.flashing import ROM_BAUD, esptool_errors
 
     cmds = cmds or importlib.import_module("esptool.cmds")
-    with cmds.detect_chip(port, baud=ROM_BAUD) as esp:
+    with esptool_errors(port), cmds.detect_chip(port, baud=ROM_BAUD) as esp:
         return esp.CHIP_NAME

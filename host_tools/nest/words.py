@@ -11,6 +11,11 @@ import os
 
 from gulo.vocab import NOTES
 
+
+def plural(n, word):
+    """`1 file`, `2 files`, `0 files`: English's rule for the tool's counted nouns."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
 LANGUAGES = ("en", "de", "fr")
 
 _EN = {

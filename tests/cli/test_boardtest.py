@@ -3,6 +3,7 @@ stray prints are not results, a hanging test reset and the run going on, JUnit X
 
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -56,9 +57,12 @@ def test_nest_test_runs_on_the_board(vboard, tmp_path):
     assert "AssertionError: lists differ" in r.stdout and "timed out after 3 s" in r.stdout
 
     suite = ET.parse(junit).getroot()
-    assert suite.get("tests") == "4" and suite.get("failures") == "2"
+    # an assertion that did not hold is a failure; a timeout (or any other exception) an error
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("4", "1", "1")
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert cases["test_fails"].find("failure").get("message") == "AssertionError: lists differ"
+    assert cases["test_hangs"].find("failure") is None
+    assert cases["test_hangs"].find("error").get("message").startswith("timed out after 3 s")
     # The stray print that looks like a result line is kept as the test's output, nothing more.
     assert "PASS test_fake::test_fails" in cases["test_fails"].find("system-out").text
     assert cases["test_ok"].find("failure") is None
@@ -71,7 +75,7 @@ def test_nest_test_runs_on_the_board(vboard, tmp_path):
     assert report.failed == 0 and said[-1] == f"{len(expected)} passed, 0 failed"
 
 
-def _hardware_check_answered_by_the_world(vboard, *options, typo=""):
+def _hardware_check_answered_by_the_world(vboard, *options, typo="", terminal=True):
     """`nest test --hardware` on the virtual board, each prompt answered from what the board did
     (the buzzer answered "no" although it sounds; `typo` first, where given, to the LEDs'
     question); its output, its errors and its exit status."""
@@ -82,6 +86,8 @@ def _hardware_check_answered_by_the_world(vboard, *options, typo=""):
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, bufsize=1)
     out = []
+    if not terminal:
+        proc.stdin.close()  # nobody to answer the questions (run from a script, CI)
     try:
         for line in proc.stdout:
             out.append(line)
@@ -93,6 +99,8 @@ def _hardware_check_answered_by_the_world(vboard, *options, typo=""):
                 vboard.control.knock_pole()
             elif line.startswith("Put the pole back"):
                 vboard.control.seat_pole()
+            elif not terminal:
+                continue
             elif line.startswith("Are all LEDs lit"):
                 lit = vboard.control.leds()  # what the firmware wrote to the strip
                 proc.stdin.write("y\n" if lit and all(sum(c) > 0 for c in lit) else "n\n")
@@ -143,6 +151,15 @@ def test_nest_test_stage_needs_hardware_and_a_stage_that_exists():
     assert r.returncode == 2 and "invalid choice" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
+def test_nest_test_hardware_with_nobody_to_answer_skips_the_questions(vboard, tmp_path):
+    junit = tmp_path / "hw.xml"
+    text, err, rc = _hardware_check_answered_by_the_world(vboard, "--junit", str(junit), terminal=False)
+    assert "SKIP leds: no answer (no terminal)" in text and "SKIP buzzer: no answer" in text, text + err
+    assert text.splitlines()[-1].endswith("4 passed, 0 failed, 2 skipped") and rc == 0, text
+    suite = ET.parse(junit).getroot()
+    assert (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("0", "0", "2")
+
+
 def test_nest_test_hardware_fails_a_noisy_cell(vboard):
     # The planted fault for the quiet check: the world's noisy cell (2 g rms and 3 g of 50 Hz
     # pickup, nest.world) against the 0.3 g limit, gulo.nestfault's own. Measured as the weigher
@@ -154,3 +171,33 @@ def test_nest_test_hardware_fails_a_noisy_cell(vboard):
     assert line.startswith("FAIL hx711 quiet at rest: ") and "(limit 0.3 g)" in line, text
     assert 1.5 <= float(line.split(": ")[1].split(" g rms")[0]) <= 6.0, line
     assert text.splitlines()[-1].endswith("4 passed, 2 failed") and rc == 1
+
+
+def test_ctrl_c_in_nest_test_puts_the_board_back(vboard, tmp_path):
+    import signal
+
+    from nest.boardlink import BoardLink
+    from nest.deploy import deploy
+
+    deploy(vboard.port)  # the game on the board, to come back after the interrupted run
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    (folder / "test_fake.py").write_text(FAKE_TESTS)
+    (folder / "gamekit.py").write_text((FIRMWARE_TESTS / "gamekit.py").read_text())
+    proc = subprocess.Popen([NEST, "test", "--port", vboard.port, "--tests", str(folder), "--timeout", "60",
+                             "--exclude", "test_fails", "--exclude", "after"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("PASS test_fake::test_ok"), first + proc.stderr.read()
+        time.sleep(1)  # test_hangs is running on the board now
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and err.strip() == "nest: interrupted", err
+    assert "removed /nest_test, /scratch from the board" in out and "the board is ready" in out, out
+    with BoardLink.open(vboard.port) as link:
+        link.enter_raw()
+        left = link.eval_json("import os, json\nprint(json.dumps([os.listdir('/'), os.listdir('/.nest')]))")
+    assert "nest_test" not in left[0] and "nest_test.json" not in left[1], left

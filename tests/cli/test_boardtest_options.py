@@ -65,7 +65,7 @@ def test_a_run_leaves_nothing_on_the_board_unless_kept_and_failures_can_be_rerun
     (folder / "flag.py").write_text("FIXED = True\n")
     r, ran = nest_test(vboard, folder, env, "--rerun-failed", "--keep")
     assert r.returncode == 0 and ran == ["PASS test_opts::test_fails_until_fixed"], r.stdout + r.stderr
-    assert "rerunning the 1 test(s) that failed last time" in r.stdout
+    assert "rerunning the 1 test that failed last time" in r.stdout
     assert {"nest_test", ".nest/nest_test.json"} <= set(board_root(vboard))  # --keep kept them
 
     # nothing failed last time: --rerun-failed runs them all

@@ -23,12 +23,14 @@ NEST = str(Path(sys.executable).with_name("nest"))
 
 
 def write_firmware(folder, a=1, b=1, big_seed=1, extra=True):
-    """A tiny firmware whose main.py says which versions of its modules it booted with."""
+    """A tiny firmware whose main.py says which versions of its modules it booted with, then
+    `ready` as the nest app does (what the deploy waits for after its reset)."""
     pkg = folder / "pkg"
     pkg.mkdir(parents=True, exist_ok=True)
     (folder / "main.py").write_text(
         "import json\nimport pkg.a, pkg.b, pkg.big\n"
-        "print(json.dumps({'ev': 'version', 'a': pkg.a.V, 'b': pkg.b.V, 'big': pkg.big.V}))\n")
+        "print(json.dumps({'ev': 'version', 'a': pkg.a.V, 'b': pkg.b.V, 'big': pkg.big.V}))\n"
+        "print(json.dumps({'ev': 'ready'}))\n")
     (pkg / "__init__.py").write_text("")
     (pkg / "a.py").write_text(f"V = {a}\n")
     (pkg / "b.py").write_text(f"V = {b}\n")
@@ -65,13 +67,14 @@ def test_first_deploy_then_no_change_then_one_change_then_a_removal(vboard, tmp_
         link.exec("import os\nos.mkdir('/data')\nopen('/data/keep.json','w').write('{}')")
 
     first = deploy(vboard.port, fw, reset=False)
-    assert first.send == ["boot.py", "main.py", "pkg/__init__.mpy", "pkg/a.mpy", "pkg/b.mpy",
+    assert first.send == ["main.py", "pkg/__init__.mpy", "pkg/a.mpy", "pkg/b.mpy",
                           "pkg/big.mpy", "pkg/extra.mpy"]
     assert first.delete == [] and first.keep == [] and first.bytes_sent > 20000
     assert boot_version(vboard) == {"ev": "version", "a": 1, "b": 1, "big": 1}
 
     again = deploy(vboard.port, fw)
-    assert again.send == [] and again.delete == [] and again.bytes_sent == 0 and len(again.keep) == 7
+    assert again.send == [] and again.delete == [] and again.bytes_sent == 0 and len(again.keep) == 6
+    assert again.started == "ready (new game)"
 
     write_firmware(fw, a=2)
     seen = []
@@ -99,7 +102,7 @@ def test_a_dry_run_on_a_fresh_board_plans_everything_and_writes_nothing(vboard, 
     r = subprocess.run([NEST, "deploy", "--port", vboard.port, "--src", str(fw), "--dry-run"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    assert "send   pkg/big.mpy" in r.stdout and "would send 7 files" in r.stdout
+    assert "send   pkg/big.mpy" in r.stdout and "would send 6 files" in r.stdout
     assert board_listing(vboard, "import os, json\nprint(json.dumps(os.listdir('/')))") == []
 
 
@@ -107,7 +110,7 @@ def test_the_nest_app_boots_after_a_deploy_and_a_second_deploy_stops_it(vboard):
     with BoardLink.open(vboard.port) as link:   # kept open: the ready line is read on it
         report = deploy(vboard.port, link=link)
         assert "gulo/app.mpy" in report.send and report.reset
-        Console(link.serial).wait(lambda ev: ev.get("ev") == "ready", timeout=30)
+        assert report.started == "ready (new game)"  # the deploy waited for the app's ready line
     # The game runs now: a deploy must get into the raw REPL anyway, and change nothing.
     again = deploy(vboard.port, reset=False)
     assert again.send == [] and again.delete == []
@@ -160,12 +163,66 @@ def test_a_deploy_cut_once_its_journal_exists_is_finished_by_the_next_boot(vboar
             raise Cut()
     with pytest.raises(Cut):
         deploy(board.port, fw, on_step=cut)
-    # boot.py found the journal and carried it out: all new, none old, the removal done too.
+    # main.py found the journal and carried it out: all new, none old, the removal done too.
     assert boot_version(board) == {"ev": "version", "a": 3, "b": 3, "big": 3}
     left = board_listing(board, "import os, json\n"
                                 "print(json.dumps([os.listdir('/.nest'), os.listdir('/pkg')]))")
     assert "commit.json" not in left[0] and "extra.mpy" not in left[1]
     assert deploy(board.port, fw).send == []
+
+
+def test_a_firmware_that_raises_at_boot_fails_the_deploy_with_its_traceback(vboard, tmp_path):
+    fw = write_firmware(tmp_path / "fw")
+    (fw / "main.py").write_text("import pkg.a\nraise ValueError('planted at boot ' + str(pkg.a.V))\n")
+    r = subprocess.run([NEST, "deploy", "--port", vboard.port, "--src", str(fw)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stderr.startswith("nest: the firmware did not start") and "main.py raised at boot" in r.stderr
+    assert 'File "main.py"' in r.stderr and "ValueError: planted at boot 1" in r.stderr
+    assert "Traceback" in r.stderr and r.stderr.count("Traceback") == 1  # the board's, no host one
+    # main.py that ends quietly at the REPL is no started nest either
+    (fw / "main.py").write_text("print('hello')\n")
+    r = subprocess.run([NEST, "deploy", "--port", vboard.port, "--src", str(fw)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "main.py ended without starting the nest app" in r.stderr, r.stderr
+
+
+USER_BOOT = "import network  # the maker's WiFi\nprint('{\"ev\": \"user-boot\"}')\n"
+
+
+def test_the_boards_own_boot_py_is_kept_unless_force_and_a_cut_commit_still_finishes(vboard_factory,
+                                                                                      tmp_path):
+    board = vboard_factory(flash_dir=tmp_path / "flash")
+    with BoardLink.open(board.port) as link:
+        link.enter_raw()
+        link.exec(f"open('/boot.py', 'w').write({USER_BOOT!r})")
+    fw = write_firmware(tmp_path / "fw")
+    dry = subprocess.run([NEST, "deploy", "--port", board.port, "--src", str(fw), "--dry-run"],
+                         capture_output=True, text=True, timeout=60)
+    assert "keep   boot.py (the board's own, not nest's; --force replaces it)" in dry.stdout, dry.stdout
+    r = subprocess.run([NEST, "deploy", "--port", board.port, "--src", str(fw)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "kept the board's own boot.py" in r.stdout, r.stdout + r.stderr
+    assert "the board is ready (new game)" in r.stdout
+    assert board_listing(board, "import json\nprint(json.dumps(open('/boot.py').read()))") == USER_BOOT
+
+    # The journal's guarantee does not lean on boot.py: main.py finishes a commit cut after it.
+    write_firmware(fw, a=3, b=3, big_seed=3, extra=False)
+
+    def cut(step):
+        if step == "journal":
+            board.control.power_cut(off_ms=100)
+            raise Cut()
+    with pytest.raises(Cut):
+        deploy(board.port, fw, on_step=cut)
+    assert boot_version(board) == {"ev": "version", "a": 3, "b": 3, "big": 3}
+    assert board_listing(board, "import json\nprint(json.dumps(open('/boot.py').read()))") == USER_BOOT
+
+    forced = subprocess.run([NEST, "deploy", "--port", board.port, "--src", str(fw), "--force", "--dry-run"],
+                            capture_output=True, text=True, timeout=60)
+    assert "delete boot.py (the board's own: --force replaces it)" in forced.stdout, forced.stdout
+    assert deploy(board.port, fw, force=True).delete == ["boot.py"]
+    assert "boot.py" not in board_listing(board, "import os, json\nprint(json.dumps(os.listdir('/')))")
 
 
 def test_a_board_whose_mpy_version_differs_is_refused(vboard, tmp_path, monkeypatch):
@@ -187,8 +244,9 @@ def test_a_silent_port_is_no_answer_and_no_port_is_no_board(tmp_path):
     master, slave = os.openpty()
     tty.setraw(slave)
     try:
-        with pytest.raises(NestError, match="no answer from the board"):
+        with pytest.raises(NestError, match="no answer from the board") as e:
             deploy(os.ttyname(slave), write_firmware(tmp_path / "fw"))
+        assert str(e.value).endswith("it sent nothing")  # words, not a Python repr (b'')
     finally:
         os.close(master)
         os.close(slave)
@@ -213,3 +271,31 @@ def test_files_that_are_not_python_are_deployed_and_host_side_ones_named(vboard,
     assert on_board == ['{"volume": 3}', hashlib.sha256(sound).hexdigest()]
     (fw / "settings.json").write_text('{"volume": 5}')
     assert deploy(vboard.port, fw, reset=False).send == ["settings.json"]  # hashed like the rest
+
+
+def test_the_helpers_kept_on_the_board_are_used_only_when_they_are_this_versions(vboard, tmp_path):
+    fw = write_firmware(tmp_path / "fw")
+    deploy(vboard.port, fw, dry_run=True)
+    assert board_listing(vboard, "import os, json\nprint(json.dumps(os.listdir('/')))") == []  # dry: nothing
+    deploy(vboard.port, fw)
+    sent, answers = [], []
+
+    with BoardLink.open(vboard.port) as link:
+        real = link.exec
+
+        def counted(code, **kw):
+            out = real(code, **kw)
+            sent.append(len(code))
+            answers.append(len(out))
+            return out
+        link.exec = counted
+        assert deploy(vboard.port, fw, link=link).send == []
+        assert max(sent) < 600, sent  # the 2.4 KB of helpers did not cross the line again
+        assert max(answers) < 200, answers  # nor the listing: the board's tree is this one ("same")
+        # a copy that is garbage, or another version's, is replaced, never run as it is
+        link.enter_raw()  # the deploy's reset left the raw REPL
+        real("open('/.nest/helpers.py', 'w').write('raise ValueError(1)')")
+        sent.clear()
+        write_firmware(fw, a=5)
+        assert deploy(vboard.port, fw, link=link).send == ["pkg/a.mpy"] and max(sent) > 2000
+    assert boot_version(vboard)["a"] == 5

@@ -1,4 +1,4 @@
-"""`nest flash` fetching MicroPython with mpflash, against a stand-in for micropython.org on
+"""`nest flash` fetching MicroPython from micropython.org's download pages, against a stand-in on
 127.0.0.1 (no test reaches the internet): the right board and version, cached, verified."""
 
 import threading
@@ -14,8 +14,8 @@ VERSION = fetchfw.matching_micropython()
 
 
 class StandIn:
-    """micropython.org's download pages, as mpflash reads them: the port's page lists board cards,
-    a board's page links its firmware files under /resources/firmware/."""
+    """micropython.org's download pages: the port's page lists board cards, a board's page links
+    its firmware files under /resources/firmware/."""
 
     def __init__(self, files):
         self.files = files      # {file name: bytes}

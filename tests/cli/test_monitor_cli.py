@@ -53,6 +53,9 @@ def test_monitor_follows_a_turn_readably_and_as_json(nest_board):
     assert taken and taken[0].split(" ", 1)[1] == f"{path[0]} taken - success, Gulo 1 moves to 1", out
     assert all(line[2] == ":" and line[5] == ":" for line in lines)  # HH:MM:SS first
 
+    # where it listens, said at once on stderr (a quiet game would look like a hang)
+    assert err.splitlines()[0] == f"connected to {nest_board.port} (Ctrl-C to stop)", err
+
     proc = start_monitor(nest_board, "--json", "--seconds", "4")
     nest_board.control.knock_pole()
     out, err = proc.communicate(timeout=30)

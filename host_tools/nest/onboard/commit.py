@@ -2,7 +2,7 @@
 # finish() carries out the commit journal /.nest/commit.json: every file of the new firmware is
 # already complete under /.nest/stage when the journal appears (written to a temporary name and
 # renamed, so it is whole or absent). Each step can be done again, so a deploy cut anywhere in here
-# (power, cable) is finished by the next boot: boot.py starts with this code. Until the journal
+# (power, cable) is finished by the next boot: main.py starts with this code. Until the journal
 # exists the previous firmware is untouched.
 import os
 

@@ -14,8 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { fileURLToPath } from "node:url";
-import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { MP, mapErrno } from "./errno.mjs";
 import { FlashMirror, loadFlashDir, restore, snapshot, wouldOverflow } from "./flash.mjs";
 import { DEFAULT_MHZ, Esp32Clock, HostCpu, PIN_CALL_US, compileEagerly, warmUp } from "./timing.mjs";
@@ -25,6 +24,10 @@ const require = createRequire(import.meta.url);
 const { ringCreate, ringRead } = require("./ring.cjs");
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const cfg = JSON.parse(process.argv[2] || "{}");
+// The MicroPython VM: the file the launcher found (the repository's node_modules, or the user's
+// data folder of an installed nest: nest/vboard/launcher.py find_vm), else Node's own resolution.
+const { loadMicroPython } = await import(
+  cfg.vm ? pathToFileURL(cfg.vm).href : "@micropython/micropython-webassembly-pyscript");
 
 // ESP32 reset causes, as machine.reset_cause() reports them.
 const PWRON_RESET = 1, HARD_RESET = 2, WDT_RESET = 3, SOFT_RESET = 5;

@@ -17,6 +17,7 @@ import re
 import secrets
 import socket
 import socketserver
+import sys
 import threading
 
 from nest.errors import NestError
@@ -239,6 +240,12 @@ class _Server(socketserver.ThreadingTCPServer):
         finally:
             with self._count:
                 self.active -= 1
+
+    def handle_error(self, request, client_address):
+        """A client gone mid-request (reset, broken pipe) loses its own connection, silently: only
+        a fault of the channel itself is worth a traceback on `nest sim`'s terminal."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class ControlServer:

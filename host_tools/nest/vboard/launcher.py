@@ -28,6 +28,11 @@ SHIM_DIR = HERE / "mpy"
 WORLD_PY = HERE.parent / "world.py"
 ROOT = HERE.parent.parent.parent
 START_TIMEOUT_S = 15.0
+# The MicroPython VM (WebAssembly port) the board runs, as package.json pins it (a test checks the two
+# agree). Looked for in the repository's node_modules (`npm ci`), then in the user's data folder,
+# where `npm install --prefix` puts it for an installed nest (pipx) that has no repository.
+VM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
+VM_VERSION = "1.29.0-6"
 REQUEST_TIMEOUT_S = 5.0
 HX711_SPS = 80
 # The virtual HX711 reads HX711_OFFSET + grams x HX711_COUNTS_PER_G counts (mpy/_vbhw.py): a 1 mV/V
@@ -85,6 +90,50 @@ def bench_calibration():
             "masses": dict(DEFAULT_MASSES), "tare_pole": False}
 
 
+def vm_folders():
+    """Where the VM's npm package is looked for, in order: node_modules/ above this file (the
+    repository), then the user's data folder (platformdirs: ~/.local/share/gulo-nest/vm on Linux)."""
+    import platformdirs
+
+    folders = [parent / "node_modules" for parent in HERE.parents if (parent / "package.json").is_file()]
+    return folders + [Path(platformdirs.user_data_dir("gulo-nest")) / "vm" / "node_modules"]
+
+
+def vm_install_hint():
+    prefix = Path(vm_folders()[-1]).parent
+    return f'npm install --prefix "{prefix}" {VM_PACKAGE}@{VM_VERSION}'
+
+
+def find_vm():
+    """The VM's entry module (micropython.mjs) of the pinned version; NestError naming the command
+    that installs it when it is not there (or is another version)."""
+    seen = []
+    for folder in vm_folders():
+        meta = folder / VM_PACKAGE / "package.json"
+        try:
+            info = json.loads(meta.read_text())
+        except (OSError, ValueError):
+            continue
+        if info.get("version") == VM_VERSION:
+            return folder / VM_PACKAGE / info.get("main", "micropython.mjs")
+        seen.append(f"{info.get('version')} in {folder}")
+    found = f" (found {', '.join(seen)})" if seen else ""
+    raise NestError(f"the virtual board needs the MicroPython VM, npm package {VM_PACKAGE} {VM_VERSION}, "
+                    f"not found{found}; install it with: {vm_install_hint()}  (in the repository: npm ci)")
+
+
+def find_node(node="node"):
+    """The Node.js executable; NestError with how to get it (before any 15 s wait for a board)."""
+    import shutil
+
+    found = shutil.which(node)
+    if not found:
+        raise NestError(f"the virtual board needs Node.js 20 or later and `{node}` is not on PATH: install "
+                        "it (nodejs.org, or `sudo apt install nodejs npm`, `brew install node`), then the "
+                        f"MicroPython VM: {vm_install_hint()}")
+    return found
+
+
 class VirtualBoard:
     """`with VirtualBoard() as board:` gives `board.port` (/dev/pts/N) and `board.control`."""
 
@@ -126,6 +175,8 @@ class VirtualBoard:
 
     # ---- life cycle ----
     def start(self):
+        node = find_node(self.node)
+        vm = find_vm()
         if self.flash_dir:
             self.flash_dir.mkdir(parents=True, exist_ok=True)
         self.master, self.slave = os.openpty()
@@ -149,10 +200,11 @@ class VirtualBoard:
             "ctl_fd": ctl_w,
             "timing": self.timing,
             "timing_factor": self.timing_factor,
+            "vm": str(vm),
         }
         self._log = open(self.log_path, "ab")
         try:
-            self.proc = subprocess.Popen([self.node, str(BOARD_MJS), json.dumps(cfg)], cwd=ROOT,
+            self.proc = subprocess.Popen([node, str(BOARD_MJS), json.dumps(cfg)], cwd=HERE,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
                                          pass_fds=(ctl_w,))
         except FileNotFoundError as e:
