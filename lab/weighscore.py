@@ -39,9 +39,10 @@ from lab import realglitches
 from lab.baseline_weigher import BaselineWeigher
 from nest.tracegen import run, session
 
-MODELS = ("world", "phys", "lift", "grip", "table")
+MODELS = ("world", "phys", "lift", "grip", "table", "hand")
 # the models written blind, by module: each has session(seed, setting, **over) and PARAMS
-BLIND = {"lift": "lab.liftmodel", "grip": "lab.gripmodel", "table": "lab.tablemodel"}
+BLIND = {"lift": "lab.liftmodel", "grip": "lab.gripmodel", "table": "lab.tablemodel",
+         "hand": "lab.handmodel"}
 
 
 def blind_noise_g(world):

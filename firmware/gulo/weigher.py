@@ -42,14 +42,17 @@ _S = const(16)              # levels in 1/16 centigram
 _WRAP = const(0x3FFFFFFF)   # times are gulo.clock readings: elapsed = (now - then) & _WRAP
 # The calm that settles a level: the game's verdict may come at most 1.5 s after the hand's last
 # contact (p95, the ruling on latency), and a real plate's level settles about 0.8 s after a
-# pick-up (AiFi's shelf plates, CPS-IoT 2020: docs/weigher.md "Sources"). What is left, less one
-# conversion at 10 SPS (100 ms), is the longest calm the weigher can ask for: 0.6 s, longer than
-# the hand's still holds of 0.5 s (docs/weigher.md) it must not take for a settled level.
-_T_END = const(600)
+# pick-up (AiFi's shelf plates, CPS-IoT 2020: docs/weigher.md "Sources"). What is left, less two
+# conversions at 10 SPS (the first sample inside the band, the median's one-sample delay), is the
+# longest calm the weigher can ask for: 0.5 s, as long as a child's still hold of a half-lifted egg
+# (docs/weigher.md "Sources") that it must not take for a settled level.
+_T_END = const(500)
+# The full nest's weight back (every egg back) needs only to be read, not waited out: a hand
+# resting on the eggs with just the weight of those out is not to be expected.
+_T_READ = const(200)
 _N_MIN = const(3)           # and at least 3 samples in it (a spread needs samples: 10 SPS)
-# Learning the nest, the noise is measured as it goes (its median |dx| grows by a quarter a sample:
-# from the 2 cg it starts at to 1 g in 16 samples): the first level waits for 16 in its calm.
-_N_INIT = const(16)
+# Learning the nest, the noise is measured as it goes: the first level waits for 8 samples of it.
+_N_INIT = const(8)
 # A level that names no change is adopted only after the longest the game waits for a moving
 # nest to rest (gulo.turnflow.MOVING_MAX_MS): a hand resting on the eggs lifts long before.
 _T_LONG = const(3000)
@@ -70,6 +73,7 @@ _MAD0 = const(32)           # the noise before any is measured: median |dx| of 2
 class Weigher:
     def __init__(self, masses=None, pole_g=POLE_G):
         self._mad = _MAD0
+        self._known = False    # the noise has been measured at rest (a reset keeps it)
         self._p16 = 0          # the measured sample period in 1/16 ms (0: not yet)
         self._buf = [0] * _MMAX   # the last _m samples (after the median), for the average
         self._m = 1
@@ -106,6 +110,7 @@ class Weigher:
         scale: a calibration)."""
         if not keep_noise:
             self._mad = _MAD0
+            self._known = False
         self._missing16 = int(missing_g * 100 * _S)
         self._state = _INIT
         self.ready = False     # _state != _INIT (plain attributes, not properties: in
@@ -119,12 +124,17 @@ class Weigher:
         self._last16 = 0
         self._pole_level = self._pole_now
         self._n = 0            # samples seen (to 2: the median's and the average's start)
-        self._x1 = self._x2 = 0
+        self._x1 = self._x2 = self._y1 = 0
         self._t_last = 0
         self._calm_from(0, 0, 0)
         self._q = 0            # no calm yet
 
     def _set_band(self):
+        # the average's length for the measured rate, and the band for the measured noise
+        m = (_T_AVG * _S + self._p16 // 2) // self._p16 if self._p16 else 1
+        m = 1 if m < 1 else (_MMAX if m > _MMAX else m)
+        if m != self._m:
+            self._fill(m, self._buf[(self._i - 1) % self._m])
         sig = self._mad + self._mad // 21   # median |dx| = 0.954 sigma for gaussian noise
         b = _K_SIG * sig
         half = self._tol // 2
@@ -156,10 +166,6 @@ class Weigher:
             self._busy(self._t_last)
 
     def _busy(self, t_ms):
-        m = (_T_AVG * _S + self._p16 // 2) // self._p16 if self._p16 else 1
-        m = 1 if m < 1 else (_MMAX if m > _MMAX else m)
-        if m != self._m:
-            self._fill(m, self._buf[(self._i - 1) % self._m])
         self._state = _BUSY
         self.at_rest = False
         self.busy_since = t_ms
@@ -228,17 +234,18 @@ class Weigher:
         if self._n < 2:
             if self._n == 0:
                 self._fill(1, x)
+                self._y1 = x
             self._n += 1
             x1 = x2 = x
-        # the noise: a running median of |dx| between raw samples, learned where the nest is
-        # still (at rest; while learning the nest, faster): a hand or a spike moves it a step
+        # the noise: a running median of |dx| between raw samples, learned at rest (a hand never
+        # is: the nest is busy then) a step at a time, so a spike moves it only a step
         st = self._state
-        if st != _BUSY:
+        if st == _REST:
             d = x - x1
             if d < 0:
                 d = -d
             m = self._mad
-            step = (m >> 5) + 1 if st == _REST else (m >> 2) + 1
+            step = (m >> 5) + 1
             self._mad = m + step if d * _S > m else m - step
         self._x2 = x1
         self._x1 = x
@@ -262,8 +269,15 @@ class Weigher:
                 return None
             self._busy(t_ms)
             st = _BUSY
-        if st == _INIT:
-            self._set_band()   # the noise is still being learned
+        if st == _INIT and not self._known:
+            # learning the nest: the noise from the mean |dy| of the median's output, which no
+            # single spike reaches (E|dy| = 0.397 sigma for gaussian noise; median |dx| = 0.954)
+            d = y - self._y1
+            if d < 0:
+                d = -d
+            self._mad += (d * 77 // 2 - self._mad) >> (2 if self._q < 8 else 4)
+            self._y1 = y
+            self._set_band()
         # the calm: every average since t_q within the band
         a = self._bsum // self._m
         if self._q == 0:
@@ -279,9 +293,10 @@ class Weigher:
         self._hi = hi
         self._sum += y - self._ref
         self._q += 1
-        if self._q < (_N_MIN if st == _BUSY else _N_INIT) or (t_ms - self._t_q) & _WRAP < _T_END:
+        k = (t_ms - self._t_q) & _WRAP
+        if self._q < (_N_MIN if st == _BUSY else _N_INIT) or k < _T_READ:
             return None
-        return self._judge(t_ms, self._ref * _S + self._sum * _S // self._q)
+        return self._judge(t_ms, self._ref * _S + self._sum * _S // self._q, k)
 
     def _settle(self, mean16, full):
         self.t_calm = self._t_q
@@ -292,6 +307,7 @@ class Weigher:
             self._full16 = mean16 if self._pole_now else mean16 + self._pole16
             self.out = 0
         self._state = _REST
+        self._known = True
         self.ready = self.at_rest = True
         self.busy_since = -1
         self._set_band()
@@ -301,14 +317,16 @@ class Weigher:
         ev["t_ms"] = t_ms
         return ev
 
-    def _judge(self, t_ms, mean16):
+    def _judge(self, t_ms, mean16, k):
+        if k < _T_END and self._state == _INIT:
+            return None
         if self._state == _INIT:
             self._settle(mean16, True)
             self._full16 += self._missing16
             self.out = 0
             return None
         tol = self._tol
-        long = (t_ms - self._t_q) & _WRAP >= _T_LONG
+        long = k >= _T_LONG
         delta = self._level16 - mean16          # > 0: weight left the bowl
         if self._pole_level and not self._pole_now:
             delta -= self._pole16
@@ -324,8 +342,14 @@ class Weigher:
             was_out = self.out > 0 or short
             self._settle(mean16, True)
             return self._event(t_ms, {"full": True}) if was_out else None
+        if k < _T_END:
+            return None
         if -tol < delta < tol:
-            self._settle(mean16, False)            # nothing left: a touch, the pole, a glitch
+            # nothing left (a touch, the pole, a glitch): the level before stays, as the rest's
+            # level is better known than a short calm's (with the pole's mass if it came or went)
+            if self._pole_level == self._pole_now:
+                mean16 = self._level16
+            self._settle(mean16, False)
             return None
         if delta >= self._two:
             self._settle(mean16, False)
