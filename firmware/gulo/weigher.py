@@ -327,15 +327,17 @@ class Weigher:
             return None
         tol = self._tol
         long = k >= _T_LONG
-        delta = self._level16 - mean16          # > 0: weight left the bowl
+        # the level before, no heavier than the full nest (the pole as it was then): what lay on
+        # the bowl beyond every egg (a hand resting on the rim, adopted after _T_LONG) is no egg
+        full_then = self._full16 if self._pole_level else self._full16 - self._pole16
+        before = self._level16 if self._level16 < full_then else full_then
+        delta = before - mean16                 # > 0: weight left the bowl
         if self._pole_level and not self._pole_now:
             delta -= self._pole16
         elif self._pole_now and not self._pole_level:
             delta += self._pole16
         d_full = self._full_expected() - mean16
-        # the level before was short of the full nest (the pole as it was then): eggs were out
-        full_then = self._full16 if self._pole_level else self._full16 - self._pole16
-        short = full_then - self._level16 >= tol
+        short = full_then - self._level16 >= tol   # eggs were out before
         if -tol < d_full < tol and (delta < -tol or (self._pole_now and not self._pole_level)):
             # every egg back (or the pole seated again on a full nest: whatever was said while it
             # was out, part of it perhaps leaning on the rim, the full nest's weight is known now)
