@@ -312,9 +312,8 @@ class Weigher:
         self.busy_since = -1
         self._set_band()
 
-    def _event(self, t_ms, ev):
+    def _event(self, ev):
         self.events += 1
-        ev["t_ms"] = t_ms
         return ev
 
     def _judge(self, t_ms, mean16, k):
@@ -343,7 +342,7 @@ class Weigher:
             # was out, part of it perhaps leaning on the rim, the full nest's weight is known now)
             was_out = self.out > 0 or short
             self._settle(mean16, True)
-            return self._event(t_ms, {"full": True}) if was_out else None
+            return self._event({"t_ms": t_ms, "full": True}) if was_out else None
         if k < _T_END:
             return None
         if -tol < delta < tol:
@@ -356,13 +355,13 @@ class Weigher:
         if delta >= self._two:
             self._settle(mean16, False)
             self.out += 2
-            return self._event(t_ms, {"out": 2})
+            return self._event({"t_ms": t_ms, "out": 2})
         if delta > 0:
             for m, c in self._cols:
                 if -tol < delta - m < tol:
                     self._settle(mean16, False)
                     self.out += 1
-                    return self._event(t_ms, {"out": 1, "colour": c})
+                    return self._event({"t_ms": t_ms, "out": 1, "colour": c})
         if long:
             # no change of eggs names it (a hand resting, a pole on the rim, some eggs back):
             # the new level at rest, never an egg
