@@ -123,6 +123,8 @@ class Weigher:
         self._full16 = 0
         self._last16 = 0
         self._pole_level = self._pole_now
+        self._cand16 = 0
+        self._cand_t = -1
         self._n = 0            # samples seen (to 2: the median's and the average's start)
         self._x1 = self._x2 = self._y1 = 0
         self._t_last = 0
@@ -162,10 +164,12 @@ class Weigher:
             return
         self._pole_now = seated
         self._q = 0
+        self._cand_t = -1
         if self._state == _REST:
             self._busy(self._t_last)
 
     def _busy(self, t_ms):
+        self._cand_t = -1      # no calm of this attempt yet (a level, and when its calm began)
         self._state = _BUSY
         self.at_rest = False
         self.busy_since = t_ms
@@ -287,7 +291,20 @@ class Weigher:
         lo = self._lo if v >= self._lo else v
         hi = self._hi if v <= self._hi else v
         if hi - lo > self._band:
+            if st == _BUSY and self._q >= _N_MIN and (t_ms - self._t_q) & _WRAP >= _T_READ:
+                self._cand16 = self._ref * _S + self._sum * _S // self._q   # the last calm's level
+                self._cand_t = self._t_q
             self._calm_from(t_ms, a, y)
+            if self._cand_t >= 0 and a * _S > self._level16 + self._band * _S:
+                # a new hand: the nest weighs more than before the attempt (a touch presses the
+                # eggs: AiFi's +30 g), so no egg was held at the last calm: its level is the
+                # attempt's end, and the new hand opens the next attempt
+                self._t_q = self._cand_t
+                ev = self._judge(t_ms, self._cand16, _T_END)
+                if self._state == _REST:
+                    self._busy(t_ms)
+                self._calm_from(t_ms, a, y)
+                return ev
             return None
         self._lo = lo
         self._hi = hi
