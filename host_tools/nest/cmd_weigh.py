@@ -81,12 +81,13 @@ def run(args):
 
 def _report(res):
     """The score against the truth, as lines after the events."""
-    lines = ["# %d of %d steps right, %d wrong, %d false events"
-             % (res["right"], res["steps"], len(res["wrong"]), len(res["false"]))]
+    lines = [f"# {res['right']} of {res['steps']} steps right, {len(res['wrong'])} wrong, "
+             f"{len(res['false'])} false events"]
     for n, (kind, eggs, t), evs in res["wrong"]:
         said = ", ".join(json.dumps(e) for e in evs) or "nothing"
         what = "+".join(eggs) if kind == "out" else kind
-        lines.append(f"# wrong: step {n} ({what}{'' if t is None else '@%d' % t}): said {said}")
+        at = "" if t is None else f"@{t}"
+        lines.append(f"# wrong: step {n} ({what}{at}): said {said}")
     for e in res["false"]:
         lines.append(f"# false: {json.dumps(e)}")
     lat = sorted(res["latency"])

@@ -278,5 +278,5 @@ def truth_steps(world_events, merge_ms=1000):
             steps.append(last)
         elif e["what"] == "back" and e.get("eggs"):
             last = None
-            steps.append("back@%d" % e["t_ms"])
-    return [s if isinstance(s, str) else "%s@%d" % ("+".join(s[0]), s[1]) for s in steps]
+            steps.append(f"back@{e['t_ms']}")
+    return [s if isinstance(s, str) else f"{'+'.join(s[0])}@{s[1]}" for s in steps]
