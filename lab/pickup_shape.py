@@ -102,7 +102,8 @@ def main(argv=None):
                                        ("settle", "settle_ms"))
                   if not AIFI[k] / 2 <= _median(col[k]) <= AIFI[k] * 2]
         print(f"| {model} | {len(t)} | {_median(col['touch_g']):.1f} / {_p90(col['touch_g']):.1f} "
-              f"| {_median(col['touch_ms']):.0f} | {_median(col['under_g']):.1f} / {_p90(col['under_g']):.1f} "
+              f"| {_median(col['touch_ms']):.0f} "
+              f"| {_median(col['under_g']):.1f} / {_p90(col['under_g']):.1f} "
               f"| {_median(col['under_share']):.2f} | {_median(col['settle_ms']):.0f} / "
               f"{_p90(col['settle_ms']):.0f} | {', '.join(unlike) or 'none'} |", flush=True)
     return 0
