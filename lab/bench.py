@@ -284,6 +284,9 @@ def main(argv=None):
     else:
         if a.only and Path(a.out).exists():
             titles = [s[1] for s in SECTIONS if s[0] in a.only]
+            for title in titles:   # the document's header tells of the last full run, not this one
+                text = text.replace(f"## {title}\n\n", f"## {title}\n\nThis section: run of {date} on "
+                                    f"{_machine()}.\n\n", 1)
             text = splice(Path(a.out).read_text(), text, titles)
         Path(a.out).write_text(text)
         print(f"bench: wrote {a.out}", file=sys.stderr)
