@@ -13,10 +13,12 @@
 # levels: the nest's level at rest before the attempt and the level it settles at after it.
 # - At rest, the level follows slow drift; a sample further from it than the band (below) opens
 #   an attempt, and the level before it is kept.
-# - Settled: every sample for _T_END ms lies within a band of max(half the class tolerance,
-#   _K_SIG x the noise), the noise measured by the nest itself at rest. A sample outside the band
-#   restarts the calm: a hand that comes back, a ring, an egg rolling out late all keep the same
-#   attempt open, so a late egg belongs to it, and a lull shorter than _T_END says nothing.
+# - Settled: for _T_END ms every value of the signal (the median of 3 samples, averaged over
+#   _T_AVG) lies within a band of max(half the class tolerance, _K_SIG x the noise), the noise and
+#   the rate measured by the nest itself. A value outside the band restarts the calm: a hand that
+#   comes back, a ring, an egg rolling out late all keep the same attempt open, so a late egg
+#   belongs to it, and a lull shorter than _T_END says nothing. Only a new hand ends an attempt
+#   early: the nest weighing more than before it, no egg was held at its last calm.
 # - Judged: the settled level's difference from the level before, classified against the egg
 #   masses: nothing, one colour, two eggs or more, or every egg back. A difference that is none
 #   of these (a hand resting, part of an egg) is adopted silently only after _T_LONG of calm.
@@ -44,8 +46,8 @@ _WRAP = const(0x3FFFFFFF)   # times are gulo.clock readings: elapsed = (now - th
 # contact (p95, the ruling on latency), and a real plate's level settles about 0.8 s after a
 # pick-up (AiFi's shelf plates, CPS-IoT 2020: docs/weigher.md "Sources"). What is left, less two
 # conversions at 10 SPS (the first sample inside the band, the median's one-sample delay), is the
-# longest calm the weigher can ask for: 0.5 s, as long as a child's still hold of a half-lifted egg
-# (docs/weigher.md "Sources") that it must not take for a settled level.
+# longest calm the weigher can ask for: 0.5 s, as long as the still hold of a half-lifted egg the
+# models draw (docs/weigher.md, "The constants and their sources"), not to be taken for a level.
 _T_END = const(500)
 # The full nest's weight back (every egg back) needs only to be read, not waited out: a hand
 # resting on the eggs with just the weight of those out is not to be expected.
@@ -56,16 +58,17 @@ _N_INIT = const(8)
 # A level that names no change is adopted only after the longest the game waits for a moving
 # nest to rest (gulo.turnflow.MOVING_MAX_MS): a hand resting on the eggs lifts long before.
 _T_LONG = const(3000)
-# The band in noise: the range of n gaussian samples exceeds 6 sigma with a probability of
-# about 1 % at n = 60 (0.6 s at 94 samples/s; tables of the normal range, e.g. Harter 1960),
-# and a noise sample outside it only restarts the calm.
+# The band in noise: the signal is a median of 3 (its sd at most 0.67 sigma for gaussian noise)
+# averaged, and the range of n gaussian values exceeds 6 sd with a probability of about 1 % at
+# n = 50 (0.5 s at 94 samples/s; tables of the normal range): 6 x 0.67 = 4 sigma. A value of
+# noise outside it only restarts the calm.
 _K_SIG = const(4)
-# A level is the load averaged over 100 ms: the HX711's own conversion at 10 SPS (datasheet:
-# the 10 SPS setting's 50/60 Hz rejection is that average), and as many samples at 80 SPS, where
-# the average takes out the bowl's ring (20 Hz and up: lab.physmodel, docs/weigher.md) that
-# single samples keep for up to a second.
+# The signal is averaged over one period of the slowest bowl ring the models draw (20 Hz:
+# lab.physmodel), which the average nulls with its harmonics while a hand's 8-12 Hz tremor keeps
+# half or more; single samples keep a ring for up to a second. At 10 SPS that is one sample: the
+# HX711's 100 ms conversion already averages (datasheet: the 50/60 Hz rejection at 10 SPS).
 _T_AVG = const(50)
-_MMAX = const(12)           # samples in that average at most (94 samples/s: 10)
+_MMAX = const(12)           # samples in that average at most (94 samples/s: 5; up to 240/s)
 _ZS = const(6)              # the rest's level follows drift over 2**6 samples (0.7-6 s)
 _MAD0 = const(32)           # the noise before any is measured: median |dx| of 2 cg (1/16 cg)
 
