@@ -178,8 +178,10 @@ def test_replay_runs_a_trace_at_the_rate_it_was_recorded(tmp_path, capsys, setti
     times = [int(line.split(",")[0]) for line in trace.read_text().splitlines()[1:]]
     rate = 1000 * (len(times) - 1) / (times[-1] - times[0])
     assert (86 <= rate <= 94) if setting == 80 else (9.5 <= rate <= 12.5), rate
+    # the verdicts, at the rate measured (how often they are right over many sessions is the
+    # bench's matrix, docs/benchmarks.md): never early, at most one miss of either kind here
     r = score(meta["events"], events_of(out))
-    assert r["changes"] >= 8 and r["false"] == 0 and r["early"] == 0, r
+    assert r["changes"] >= 8 and r["false"] <= 1 and r["early"] == 0, r
     assert r["right"] >= r["changes"] - 1, r
 
 
