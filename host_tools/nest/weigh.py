@@ -97,7 +97,7 @@ def rate_advice(sps):
     if sps >= SLOW_SPS:
         return line + " (the 80 SPS setting)"
     return (line + " (the 10 SPS setting): the game is right but slower, each egg is decided about "
-            "0.1-0.2 s later (docs/weigher.md); to switch the board to 80 SPS see " + RATE_DOC)
+            "0.05-0.15 s later (docs/weigher.md); to switch the board to 80 SPS see " + RATE_DOC)
 
 
 def load_weigher(path):
