@@ -213,13 +213,43 @@ def render(rows, date, plot_rel=None, quick=False, plot_path=None):
     return "\n".join(lines)
 
 
+def splice(old, new, titles):
+    """`old` (a document this runner wrote) with the sections `titles` and their budget rows
+    taken from `new` (a run of those sections only): `--only` into an existing document."""
+    for title in titles:
+        head = f"## {title}\n"
+        if head not in new:
+            continue
+        part = head + new.split(head, 1)[1].split("\n## ", 1)[0]
+        if head in old:
+            before, rest = old.split(head, 1)
+            after = rest.split("\n## ", 1)
+            old = before + part + ("\n## " + after[1] if len(after) > 1 else "\n")
+        else:
+            old = old.rstrip("\n") + "\n\n" + part
+    budget = "## Firmware budgets (issue 4)\n"
+    if budget in old:
+        new_lines = new.split(budget, 1)[1].split("\n## ", 1)[0].splitlines() if budget in new else []
+        fresh = [ln for ln in new_lines if ln.startswith("| ") and not ln.startswith("| budget")]
+        keys = {ln.split(" | ")[0].split(",")[0] for ln in fresh}
+        before, rest = old.split(budget, 1)
+        table, _, after = rest.partition("\n## ")
+        lines = [ln for ln in table.splitlines()
+                 if not (ln.startswith("| weigher ") or ln.split(" | ")[0].split(",")[0] in keys)]
+        last = max(i for i, ln in enumerate(lines) if ln.startswith("|"))
+        lines[last + 1:last + 1] = fresh
+        old = before + budget + "\n".join(lines) + "\n\n## " + after
+    return old
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1-2 trials per figure (for the test)")
     ap.add_argument("--only", type=lambda s: s.split(","), default=None,
                     help="comma-separated sections: " + ", ".join(s[0] for s in SECTIONS))
     ap.add_argument("--out", default=None,
-                    help="the document (default docs/benchmarks.md; with --only: stdout, '-')")
+                    help="the document (default docs/benchmarks.md; with --only: stdout, '-'; with "
+                         "--only and an existing document, only those sections of it are rewritten)")
     ap.add_argument("--plot", default=None, help="the weigher plot PNG (default docs/weigher-decisions.png "
                                                  "when writing docs/benchmarks.md, else none)")
     ap.add_argument("--traces", type=int, default=None, help="generated sessions for the weigher (300)")
@@ -252,6 +282,12 @@ def main(argv=None):
     if a.out == "-":
         print(text)
     else:
+        if a.only and Path(a.out).exists():
+            titles = [s[1] for s in SECTIONS if s[0] in a.only]
+            for title in titles:   # the document's header tells of the last full run, not this one
+                text = text.replace(f"## {title}\n\n", f"## {title}\n\nThis section: run of {date} on "
+                                    f"{_machine()}.\n\n", 1)
+            text = splice(Path(a.out).read_text(), text, titles)
         Path(a.out).write_text(text)
         print(f"bench: wrote {a.out}", file=sys.stderr)
     return 1 if failed else 0

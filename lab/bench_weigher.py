@@ -40,7 +40,10 @@ K = 20
 REPS = 25
 # The two traces, as code for the VM (TRACE names which): 15 s at rest, or four takes.
 TRACE_CODE = """
-from world import NestWorld
+try:
+    from nest.world import NestWorld
+except ImportError:
+    from world import NestWorld
 w = NestWorld(seed=3, sps=90)
 t = 1000
 for c, hand in (("R", "shaky"), ("G", "hang"), ("B", "press"), ("Y", "steady")):

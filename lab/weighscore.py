@@ -39,9 +39,10 @@ from lab import realglitches
 from lab.baseline_weigher import BaselineWeigher
 from nest.tracegen import run, session
 
-MODELS = ("world", "phys", "lift", "grip", "table")
+MODELS = ("world", "phys", "lift", "grip", "table", "hand")
 # the models written blind, by module: each has session(seed, setting, **over) and PARAMS
-BLIND = {"lift": "lab.liftmodel", "grip": "lab.gripmodel", "table": "lab.tablemodel"}
+BLIND = {"lift": "lab.liftmodel", "grip": "lab.gripmodel", "table": "lab.tablemodel",
+         "hand": "lab.handmodel"}
 
 
 def blind_noise_g(world):
@@ -197,30 +198,45 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
     return t, t.samples
 
 
-def evaluate(make_detector, seeds, noise_g=None, model="world", rate=80, over=None, merge_ms=MERGE_MS,
-             glitches=None):
-    """Run a detector over the sessions of `seeds`; returns totals and the per-trace misses.
+def _empty():
+    return {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
+            "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0}
+
+
+def _add(tot, seed, r):
+    tot["traces"] += 1
+    for k in ("changes", "right", "false", "fulls", "fulls_right", "early"):
+        tot[k] += r[k]
+    tot["latency"] += r["latency"]
+    tot["full_latency"] += r["full_latency"]
+    for how, lat in r["by_how"].items():
+        tot["by_how"].setdefault(how, []).extend(lat)
+    for w in r["wrong"]:
+        tot["misses"].append(("wrong", seed, w))
+    for e in r["false_events"]:
+        tot["misses"].append(("false", seed, e))
+
+
+def evaluate_all(makers, seeds, noise_g=None, model="world", rate=80, over=None, merge_ms=MERGE_MS,
+                 glitches=None):
+    """Run each detector of `makers` ({name: make(world)}) over the same sessions of `seeds` (each
+    generated once); returns {name: totals and the per-trace misses}.
     `glitches`: add read glitches as a real HX711 recording shows them (lab.realglitches) to this
     share of samples, on top of the model's own."""
-    tot = {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-           "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0}
+    tots = {name: _empty() for name in makers}
     for seed in seeds:
         world, samples = trace(model, seed, rate, noise_g, over)
         if glitches is not None:
             samples = realglitches.add(samples, glitches, seed)
-        r = score(world.truth, run(make_detector(world), samples), merge_ms)
-        tot["traces"] += 1
-        for k in ("changes", "right", "false", "fulls", "fulls_right", "early"):
-            tot[k] += r[k]
-        tot["latency"] += r["latency"]
-        tot["full_latency"] += r["full_latency"]
-        for how, lat in r["by_how"].items():
-            tot["by_how"].setdefault(how, []).extend(lat)
-        for w in r["wrong"]:
-            tot["misses"].append(("wrong", seed, w))
-        for e in r["false_events"]:
-            tot["misses"].append(("false", seed, e))
-    return tot
+        for name, make in makers.items():
+            _add(tots[name], seed, score(world.truth, run(make(world), samples), merge_ms))
+    return tots
+
+
+def evaluate(make_detector, seeds, noise_g=None, model="world", rate=80, over=None, merge_ms=MERGE_MS,
+             glitches=None):
+    """One detector's totals over the sessions of `seeds` (evaluate_all)."""
+    return evaluate_all({"d": make_detector}, seeds, noise_g, model, rate, over, merge_ms, glitches)["d"]
 
 
 def summary(tot):

@@ -14,8 +14,8 @@
 # ever makes a long int on the way (each intermediate stays within the 31-bit small ints).
 # At every sample, Silence.heard and NestWatch.check write elapsed() out (as calls they cost the
 # sampler's path 8-10 %: `.venv/bin/python -m lab.bench_sampler`).
-# gulo.weigher takes its differences modulo 2**30 itself, inline (its per-sample cost): its form
-# passes 2**30 on the way for differences of 6.2 days or more, which none of its paths takes
+# gulo.weigher takes its elapsed times inline, as elapsed() does ((now - then) & WRAP: its per-sample
+# cost), so it never makes a long int either
 # (test_clock.py: a take after 13 days at rest allocates only its event).
 
 try:

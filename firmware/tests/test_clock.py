@@ -6,7 +6,7 @@
 # old clock's times fail. Plain asserts: CPython and inside MicroPython (the allocation checks
 # only there: the VM's small ints are 31-bit, as the ESP32's).
 
-from test_weigher_rate import _samples
+from loadtrace import samples as _samples
 
 from gulo.clock import WRAP, Clock, diff, elapsed, later
 from gulo.debounce import Debounced, Hold
@@ -51,8 +51,8 @@ def test_none_of_the_three_makes_a_long_int():
         heap_unlock()
 
 
-def test_planted_fault_the_weighers_inline_form_makes_one_and_the_lock_sees_it():
-    # ((a - b + 2**29) & WRAP) - 2**29, gulo.weigher's form: a - b + 2**29 passes 2**30 for
+def test_planted_fault_a_signed_inline_form_makes_one_and_the_lock_sees_it():
+    # ((a - b + 2**29) & WRAP) - 2**29, a signed difference inline: a - b + 2**29 passes 2**30 for
     # differences of 6.2 days or more
     if not IN_VM:
         return

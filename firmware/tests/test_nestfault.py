@@ -4,7 +4,8 @@
 # healthy module taking eggs is never one (the nest models' play: tests/test_faultstudy.py). The
 # watch allocates nothing at a sample. Plain asserts: CPython and inside MicroPython.
 
-from test_weigher_rate import _Rng, _samples
+from loadtrace import Rng as _Rng
+from loadtrace import samples as _samples
 
 from gulo.nestfault import CLEAR_CG, NOISY, NOISY_CG, NOISY_MS, OK, UNSETTLED, UNSETTLED_MS, NestWatch
 from gulo.weigher import Weigher

@@ -3,7 +3,7 @@
 import json
 
 from nest.errors import NestError
-from nest.weigh import make_weigher, parse_masses, read_trace, replay
+from nest.weigh import make_weigher, parse_masses, read_trace, read_truth, replay, score_truth, truth_steps
 
 
 def add_parser(sub):
@@ -31,7 +31,10 @@ def add_parser(sub):
     p.add_argument("--pole-g", type=float, default=25.0, help="the pole's mass in grams (default 25)")
     p.add_argument("--seed", type=int, default=1, help="--generate: the session's seed (default 1)")
     p.add_argument("--turns", type=int, default=None, help="--generate: number of turns (default 12-20)")
-    p.add_argument("--truth", metavar="OUT.json", help="--generate: also write the ground truth (JSON)")
+    p.add_argument("--truth", metavar="TRUTH.json",
+                   help="--replay: score the events against this hand-written truth (what happened, in "
+                        "order: docs/weigher.md, \"Recording a real trace\"); --generate: also write the "
+                        "session's truth in that format (and the model's own events)")
     p.add_argument("--no-pole", action="store_true", help="--generate: leave out the pole column")
     p.add_argument("--rate", type=int, default=None,
                    help="--generate: samples per second (default 80)")
@@ -66,9 +69,33 @@ def run(args):
     masses = parse_masses(args.masses)
     if args.generate:
         return _generate(args, masses)
-    for ev in replay(read_trace(args.replay), masses, args.pole_g):
+    steps = read_truth(args.truth, masses) if args.truth else None
+    events = replay(read_trace(args.replay), masses, args.pole_g)
+    for ev in events:
         print(json.dumps(ev))
+    if steps is not None:
+        for line in _report(score_truth(events, steps)):
+            print(line)
     return 0
+
+
+def _report(res):
+    """The score against the truth, as lines after the events."""
+    lines = [f"# {res['right']} of {res['steps']} steps right, {len(res['wrong'])} wrong, "
+             f"{len(res['false'])} false events"]
+    for n, (kind, eggs, t), evs in res["wrong"]:
+        said = ", ".join(json.dumps(e) for e in evs) or "nothing"
+        what = "+".join(eggs) if kind == "out" else kind
+        at = "" if t is None else f"@{t}"
+        lines.append(f"# wrong: step {n} ({what}{at}): said {said}")
+    for e in res["false"]:
+        lines.append(f"# false: {json.dumps(e)}")
+    lat = sorted(res["latency"])
+    if lat:
+        p95 = lat[max(0, -(-95 * len(lat) // 100) - 1)]
+        lines.append(f"# verdict after the hand left (the steps' @times): median {lat[len(lat) // 2]} ms, "
+                     f"p95 {p95} ms, max {lat[-1]} ms ({len(lat)} steps)")
+    return lines
 
 
 def _generate(args, masses):
@@ -86,7 +113,7 @@ def _generate(args, masses):
         if args.truth:
             with open(args.truth, "w") as f:
                 json.dump({"seed": args.seed, "masses": world.masses, "noise_g": world.noise_g,
-                           "events": world.events()}, f, indent=1)
+                           "steps": truth_steps(world.events()), "events": world.events()}, f, indent=1)
                 f.write("\n")
     except OSError as e:
         raise NestError(f"cannot write: {e.filename}: {e.strerror}") from None

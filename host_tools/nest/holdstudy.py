@@ -1,12 +1,11 @@
 """Still hands on a real nest: a guided recording (`nest diag --holds N --record FILE.csv`) and what
-it says about the weigher's still-hold wait (`nest weigh --holds FILE.csv`).
+it says about the calm the weigher waits for (`nest weigh --holds FILE.csv`).
 
-Why (lab/notebooks/weigher-research.md, "The still-hand limit"): the weigher names a lighter
-egg only after 0.52 s at its level, because on the nest models a child's hand holding a heavier
-egg half-lifted and still looks like no hand at all: its tremor is lost in the HX711's noise.
-That wait is what keeps the weigher's latency targets out of reach, and the models disagree on
-the hands (their tremor at vanishing force is an assumption from forearm studies, Sutton & Sykes
-1967). Only real hands
+Why (docs/weigher.md, "The still-hand limit"): the weigher names a level only after 0.5 s of
+calm at it, because on the nest models a child's hand holding a heavier egg half-lifted and
+still looks like no hand at all: its tremor is lost in the HX711's noise. That wait is what keeps
+the old latency targets out of reach, and the models disagree on the hands (their tremor
+at vanishing force is an assumption from forearm studies, Sutton & Sykes 1967). Only real hands
 on a real nest can settle it, so this lets a maker record some and measure them the way
 `lab.stilllimit` measures the models: the residual variance about a straight line over the last
 250 ms of each hold, and over 100-350 ms after the egg came clear, both over the nest's own noise.
@@ -227,12 +226,12 @@ def verdict(res):
                f"noise alone); holds as calm as the calmer half of the gone hands: {calm} of {n} "
                f"({100 * res['overlap']:.0f} %)")
     if res["separable"]:
-        out.append("these still hands are told apart from a gone hand: a shorter still-hold wait could be "
+        out.append("these still hands are told apart from a gone hand: a shorter calm could be "
                    "tried on them (docs/weigher.md, \"The still-hand limit\"); please share the trace and "
                    "its .holds.json")
     else:
         out.append("as on the nest models, a still hand looks like no hand on this nest: the weigher's "
-                   "0.52 s still-hold wait stays (docs/weigher.md, \"The still-hand limit\")")
+                   "0.5 s calm stays (docs/weigher.md, \"The still-hand limit\")")
     if n < 10:
         out.append(f"({n} trials: too few to go by; 10 or more, with several people, say more)")
     return out

@@ -104,7 +104,7 @@ def rate_advice(sps):
         return (line + ": neither setting's rate (10-12 or 86-94/s), so conversions are being missed "
                 "(the board busy for a while); it is measured again as it runs")
     return (line + " (the 10 SPS setting): the game is right but slower, each egg is decided about "
-            "0.14 s later (docs/weigher.md); to switch the board to 80 SPS see " + RATE_DOC)
+            "0.05-0.15 s later (docs/weigher.md); to switch the board to 80 SPS see " + RATE_DOC)
 
 
 def load_weigher(path):
@@ -151,3 +151,139 @@ def replay(samples, masses=None, pole_g=POLE_G):
         if ev is not None:
             events.append(ev)
     return events
+
+
+# ---- a recording scored against its truth ------------------------------------------------------
+# The truth of a recording, written by hand (docs/weigher.md, "Recording a real trace"): JSON
+# {"steps": [...]}, what happened at the nest in order, each step one string:
+#   "Y"       one egg (its colour letter) left in an attempt
+#   "G+R"     two or more eggs left in one attempt (their colours; the game calls the alarm)
+#   "touch"   a hand touched the nest (or the pole was knocked) and nothing left
+#   "back"    every egg was put back
+# A step may end in "@T_MS": the recording's t_ms at which the hand had left (for the verdict's
+# time). The weigher's events are matched to the steps in order (the fewest misses), so no times
+# are needed to score.
+STEP_KINDS = ("touch", "back")
+
+
+def read_truth(path, masses=None):
+    """A truth file -> [(kind, colours, t_ms or None)]: kind "out", "touch" or "back"."""
+    import json
+
+    colours = set(masses or DEFAULT_MASSES)
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise NestError(f"{path}: cannot read: {e.strerror}", status=2) from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise NestError(f"{path}: not JSON: {e}", status=2) from None
+    steps = doc.get("steps") if isinstance(doc, dict) else None
+    if not isinstance(steps, list) or not steps:
+        raise NestError(f'{path}: expected {{"steps": ["Y", "G+R", "touch", "back", ...]}}', status=2)
+    out = []
+    for n, step in enumerate(steps, start=1):
+        where = f"{path}: step {n}"
+        if not isinstance(step, str):
+            raise NestError(f"{where}: {step!r} is not a string", status=2)
+        what, _, at = step.strip().partition("@")
+        t = None
+        if at:
+            try:
+                t = int(at)
+            except ValueError:
+                raise NestError(f"{where}: {step!r}: the time after @ must be whole ms", status=2) from None
+        if what in STEP_KINDS:
+            out.append((what, (), t))
+            continue
+        eggs = tuple(c.strip().upper() for c in what.split("+"))
+        bad = [c for c in eggs if c not in colours]
+        if bad:
+            raise NestError(f"{where}: {step!r}: {bad[0]!r} is not a colour ({' '.join(sorted(colours))}) "
+                            f"nor one of {', '.join(STEP_KINDS)}", status=2)
+        out.append(("out", eggs, t))
+    return out
+
+
+def _fits(step, evs):
+    """Are `evs` (consecutive events) exactly what `step` asks for?"""
+    kind, eggs, _ = step
+    if kind == "touch":
+        return not evs
+    if kind == "back":
+        return len(evs) == 1 and evs[0].get("full") is True
+    if len(eggs) == 1:
+        return len(evs) == 1 and evs[0].get("out") == 1 and evs[0].get("colour") == eggs[0]
+    if not evs:
+        return False
+    left = list(eggs)
+    for e in evs:
+        if e.get("out") == 1:
+            if e.get("colour") not in left:
+                return False
+            left.remove(e["colour"])
+        elif e.get("out") != 2:
+            return False
+    return not left or any(e.get("out") == 2 for e in evs)
+
+
+def score_truth(events, steps):
+    """The events matched to the truth's steps in order with the fewest misses (a step not as
+    asked costs one, an event no step owns costs one). Returns {"steps", "right", "wrong": [(step
+    number, step, its events)], "false": [events], "latency": [ms after the step's @time]}."""
+    n, m = len(steps), len(events)
+    most = 1 + max((len(s[1]) for s in steps), default=1)
+    inf = n + m + 1
+    cost = [[inf] * (m + 1) for _ in range(n + 1)]
+    how = [[None] * (m + 1) for _ in range(n + 1)]
+    cost[0][0] = 0
+    for i in range(n + 1):
+        for j in range(m + 1):
+            c = cost[i][j]
+            if c == inf:
+                continue
+            if j < m and c + 1 < cost[i][j + 1]:          # event j is false
+                cost[i][j + 1], how[i][j + 1] = c + 1, (i, j, None)
+            if i < n:
+                for k in range(0, min(most, m - j) + 1):   # step i owns events j..j+k-1
+                    d = c + (0 if _fits(steps[i], events[j:j + k]) else 1)
+                    if d < cost[i + 1][j + k]:
+                        cost[i + 1][j + k], how[i + 1][j + k] = d, (i, j, k)
+    res = {"steps": n, "right": 0, "wrong": [], "false": [], "latency": []}
+    i, j = n, m
+    while (i, j) != (0, 0):
+        pi, pj, k = how[i][j]
+        if k is None:
+            res["false"].append(events[pj])
+        else:
+            evs = events[pj:pj + k]
+            if _fits(steps[pi], evs):
+                res["right"] += 1
+                if evs and steps[pi][2] is not None:
+                    res["latency"].append(evs[0]["t_ms"] - steps[pi][2])
+            else:
+                res["wrong"].append((pi + 1, steps[pi], evs))
+        i, j = pi, pj
+    res["wrong"].reverse()
+    res["false"].reverse()
+    return res
+
+
+def truth_steps(world_events, merge_ms=1000):
+    """A model's ground truth (nest.world's events) as the steps a truth file holds: eggs leaving
+    within merge_ms of each other are one attempt (as the game judges), their step timed at the
+    last one."""
+    steps = []
+    last = None
+    for e in sorted(world_events, key=lambda e: e["t_ms"]):
+        if e["what"] == "out":
+            if last is not None and e["t_ms"] - last[1] <= merge_ms:
+                last[0].append(e["colour"])
+                last[1] = e["t_ms"]
+                continue
+            last = [[e["colour"]], e["t_ms"]]
+            steps.append(last)
+        elif e["what"] == "back" and e.get("eggs"):
+            last = None
+            steps.append(f"back@{e['t_ms']}")
+    return [s if isinstance(s, str) else f"{'+'.join(s[0])}@{s[1]}" for s in steps]

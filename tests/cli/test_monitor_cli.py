@@ -2,7 +2,9 @@
 a turn is played, and the unhappy paths (no such port, a board sitting at the REPL)."""
 
 import json
+import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -32,35 +34,58 @@ def reveal_first_tile(board, timeout=10.0):
 
 
 def start_monitor(board, *extra):
+    """`nest monitor` started and listening: it says so on stderr at once, then asks the board's
+    status (one answer) before it follows the events."""
     proc = subprocess.Popen([str(NEST), "monitor", "--port", board.port, *extra], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)  # started and probed the board (status answered) before anything happens
-    return proc
+    first = proc.stderr.readline()
+    assert first == f"connected to {board.port} (Ctrl-C to stop)\n", first + proc.stderr.read()
+    time.sleep(1.0)  # its status request answered
+    return proc, first
+
+
+def follow_until(proc, seen, timeout=60.0):
+    """The monitor's lines up to the first one `seen` accepts, then Ctrl-C; (lines, stderr). A line
+    waited for, not a fixed time: a loaded host takes longer to play the turn."""
+    lines = []
+    give_up = threading.Timer(timeout, proc.send_signal, [signal.SIGINT])  # ends the stream below
+    give_up.start()
+    try:
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if seen(lines[-1]):
+                break
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        give_up.cancel()
+        proc.kill()
+    lines += out.splitlines()
+    assert proc.returncode == 0, err
+    return lines, err
 
 
 def test_monitor_follows_a_turn_readably_and_as_json(nest_board):
     path, _deck = deal(11)
     fresh_game(nest_board, seed=11)
-    proc = start_monitor(nest_board, "--seconds", "9")
+    proc, connected = start_monitor(nest_board)
     reveal_first_tile(nest_board)
     time.sleep(1.0)
     nest_board.control.take(path[0])
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 0, err
-    lines = out.splitlines()
+    lines, err = follow_until(proc, lambda line: "taken - success" in line)
+    out = "\n".join(lines)
     assert any(" reveals tile 1: take " in line for line in lines), out
     taken = [line for line in lines if "taken - success" in line]
     assert taken and taken[0].split(" ", 1)[1] == f"{path[0]} taken - success, Gulo 1 moves to 1", out
     assert all(line[2] == ":" and line[5] == ":" for line in lines)  # HH:MM:SS first
 
     # where it listens, said at once on stderr (a quiet game would look like a hang)
-    assert err.splitlines()[0] == f"connected to {nest_board.port} (Ctrl-C to stop)", err
+    assert connected == f"connected to {nest_board.port} (Ctrl-C to stop)\n"
 
-    proc = start_monitor(nest_board, "--json", "--seconds", "4")
+    proc, _ = start_monitor(nest_board, "--json")
     nest_board.control.knock_pole()
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 0, err
-    events = [json.loads(line) for line in out.splitlines()]
+    lines, err = follow_until(proc, lambda line: '"put the pole back"' in line)
+    events = [json.loads(line) for line in lines]
     assert {"prompt": "put the pole back"} in [e.get("note") for e in events], events
 
 

@@ -178,8 +178,10 @@ def test_replay_runs_a_trace_at_the_rate_it_was_recorded(tmp_path, capsys, setti
     times = [int(line.split(",")[0]) for line in trace.read_text().splitlines()[1:]]
     rate = 1000 * (len(times) - 1) / (times[-1] - times[0])
     assert (86 <= rate <= 94) if setting == 80 else (9.5 <= rate <= 12.5), rate
+    # the verdicts, at the rate measured (how often they are right over many sessions is the
+    # bench's matrix, docs/benchmarks.md): never early, at most one miss of either kind here
     r = score(meta["events"], events_of(out))
-    assert r["changes"] >= 8 and r["false"] == 0 and r["early"] == 0, r
+    assert r["changes"] >= 8 and r["false"] <= 1 and r["early"] == 0, r
     assert r["right"] >= r["changes"] - 1, r
 
 
@@ -237,3 +239,38 @@ def test_the_rate_advice_says_what_10_sps_costs_and_where_to_switch():
     for busy in (17, 40, 53):
         said = rate_advice(busy)
         assert "neither setting" in said and "10 SPS setting" not in said and RATE_DOC not in said, said
+
+
+def test_replay_scores_a_recording_against_its_hand_written_truth(tmp_path, capsys):
+    world, samples = session(5)
+    trace, truth = tmp_path / "t.csv", tmp_path / "truth.json"
+    write_csv(trace, samples)
+    from nest.weigh import truth_steps
+
+    steps = truth_steps(world.events())
+    truth.write_text(json.dumps({"steps": steps}))
+    status, out, _ = run_cli(capsys, "weigh", "--replay", str(trace), "--truth", str(truth))
+    lines = out.splitlines()
+    assert status == 0 and f"# {len(steps)} of {len(steps)} steps right, 0 wrong, 0 false events" in lines
+    assert any(ln.startswith("# verdict after the hand left") for ln in lines)
+    # the truth changed by hand: the first egg another colour (a miss), a touch added (nothing said: right)
+    wrong = ["G" if steps[0].startswith("Y") else "Y"] + steps[1:3] + ["touch"] + steps[3:]
+    truth.write_text(json.dumps({"steps": wrong}))
+    status, out, _ = run_cli(capsys, "weigh", "--replay", str(trace), "--truth", str(truth))
+    assert f"# {len(steps)} of {len(steps) + 1} steps right, 1 wrong, 0 false events" in out
+    assert "# wrong: step 1 " in out
+
+
+@pytest.mark.parametrize("doc, says", [
+    ("[1, 2]", "expected {\"steps\""),
+    ('{"steps": ["Y", "Q"]}', "step 2: 'Q': 'Q' is not a colour"),
+    ('{"steps": ["Y@soon"]}', "step 1: 'Y@soon': the time after @ must be whole ms"),
+    ("{not json", "not JSON"),
+])
+def test_a_bad_truth_file_is_named_with_its_step(tmp_path, capsys, doc, says):
+    world, samples = session(5)
+    trace, truth = tmp_path / "t.csv", tmp_path / "truth.json"
+    write_csv(trace, samples)
+    truth.write_text(doc)
+    status, _, err = run_cli(capsys, "weigh", "--replay", str(trace), "--truth", str(truth))
+    assert status == 2 and says in err and "Traceback" not in err

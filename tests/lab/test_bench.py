@@ -30,17 +30,19 @@ def test_the_runner_writes_every_figure_with_its_command(tmp_path):
 
     weigher = _rows(text, "Egg weigher")
     firmware = _rows(text, "Firmware on the virtual board")
-    # weigher: 5 figures at each HX711 setting on the physics model and on the three models written
-    # blind, its per-sample cost at rest and over takes, and the sampler's path's at 0 and 13 days
-    for rows, n in ((weigher, 46), (firmware, 10)):
+    # weigher: the matrix (6 models x 2 HX711 settings, the worst cell at each), its per-sample
+    # cost at rest and over takes, and the sampler's path's at 0 and 13 days
+    for rows, n in ((weigher, 20), (firmware, 10)):
         assert len(rows) == n, rows
         for figure, value, baseline, _ratio, command, date in rows:
             assert value and "not measured" not in value, (figure, value)
             assert baseline not in ("", "-") and command.startswith("`.venv/bin/python -m lab."), figure
             assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC$", date)
-    assert sum(r[0].startswith("blind model, ") for r in weigher) == 10
-    assert sum(r[0].startswith("second blind model, ") for r in weigher) == 10
-    assert sum(r[0].startswith("third blind model, ") for r in weigher) == 10
+    cells = [r for r in weigher if re.match(r"\w+ \((tried on|blind)\) at (80|10) SPS: \d+ sessions", r[0])]
+    assert len(cells) == 12 and sum("(blind)" in r[0] for r in cells) == 8, cells
+    assert all(re.match(r"weigher: \d+\.\d\d % right, \d+\.\d false / 500 takes, p95 \d+ ms$", r[1])
+               for r in cells)
+    assert sum(r[0].startswith("WORST cell at ") for r in weigher) == 2
     fw = {r[0].split(" (")[0]: r[1] for r in firmware}
     assert re.match(r"median \d+ ms, p95 \d+, max \d+ \(n=2\)",
                     fw["pole leaves its seat -> alarm siren on the buzzer"])

@@ -70,7 +70,7 @@ def test_the_verdict_follows_the_hands():
     still = [analyse(*d) for d in drill_from_model(range(1001, 1021))]
     calm = [r for r in still if not r["separable"]]
     assert len(calm) >= len(still) // 2, [r["overlap"] for r in still]
-    assert "the weigher's 0.52 s still-hold wait stays" in "\n".join(report(calm[0]))
+    assert "the weigher's 0.5 s calm stays" in "\n".join(report(calm[0]))
 
 
 def test_the_noise_comes_from_the_nest_alone():

@@ -1,8 +1,7 @@
 """lab/weigher_pole_game.py, the game's view of a knocked pole (how soon after the pole is seated
 the nest is ready for the next attempt): on the fourth model's sessions where the weigher before
 the pole rule (48d786a) left the nest not ready until the next hand, the shipped weigher has it
-ready; so the tool can fail, and the rule is seen to hold on the hold-out as well as on the
-physics of firmware/tests/test_weigher_pole_lean.py."""
+ready; so the tool can fail, and the shipped weigher is seen to hold on that model."""
 
 import subprocess
 import sys

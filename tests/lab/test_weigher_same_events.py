@@ -21,11 +21,11 @@ def test_the_shipped_weigher_decides_as_itself():
 
 
 def test_a_weigher_that_decides_otherwise_is_named(tmp_path):
-    # planted: the sample leaving the window is not taken out of the squares (as tests/test_weigh_sums.py)
+    # planted: the median of 3 taken out (glitches reach the signal)
     src = SOURCE.read_text()
-    shipped = "            s2 += v * v - o * o\n"
+    shipped = "        y = x if lo <= x <= hi else (lo if x < lo else hi)\n"
     assert src.count(shipped) == 1, "the shipped line moved: update the planted fault"
     bad = tmp_path / "weigher.py"
-    bad.write_text(src.replace(shipped, "            s2 += v * v\n"))
+    bad.write_text(src.replace(shipped, "        y = x\n"))
     r = same_events(bad, "--rate", "10")
     assert r.returncode == 1 and "seed 7601: only before" in r.stdout, r.stdout + r.stderr
