@@ -32,6 +32,16 @@ def console(lines, answer=None):
     return BoardConsole(LyingSerial(as_lines(lines), answer), "the lying board")
 
 
+def monitor_on_the_lying_board(monkeypatch, lines):
+    """`nest monitor` run against the lying board: its port picked and opened there (its status
+    asked and answered: the lies are in the events that follow)."""
+    con = console(lines)
+    monkeypatch.setattr("nest.ports.pick_port", lambda port: "/dev/lying")
+    monkeypatch.setattr(BoardConsole, "open", classmethod(lambda cls, port, baud=0, probe=True: con))
+    monkeypatch.setattr(con, "probe", lambda: None)
+    return cmd_monitor.run(argparse.Namespace(json=False, seconds=0.5, port=None))
+
+
 def test_plain_shows_every_control_character_and_keeps_the_rest():
     assert plain("egg R \u00e9\u00df \U0001f95a 1 < 2") == "egg R \u00e9\u00df \U0001f95a 1 < 2"
     assert plain("\x1b[2J") == "\\x1b[2J" and plain("a\nb") == "a\\x0ab"
@@ -42,8 +52,7 @@ def test_plain_shows_every_control_character_and_keeps_the_rest():
 @pytest.mark.parametrize("ev", BAD_EVENTS, ids=lambda e: json.dumps(e)[:40])
 def test_monitor_shows_a_malformed_event_and_goes_on(ev, monkeypatch, capsys):
     good = {"ev": "fault", "what": "hx711", "detail": "unplugged"}
-    monkeypatch.setattr(cmd_monitor, "open_console", lambda args: console([ev, good]))
-    assert cmd_monitor.run(argparse.Namespace(json=False, seconds=0.5)) == 0
+    assert monitor_on_the_lying_board(monkeypatch, [ev, good]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2, out
     assert "MALFORMED line from the board" in out[0] and "FAULT hx711: unplugged" in out[1], out
@@ -63,8 +72,7 @@ def test_every_bad_event_fails_its_schema_and_the_diag_view_takes_it():
 def test_monitor_and_diag_print_the_board_words_with_control_characters_shown(monkeypatch, capsys):
     lines = [{"ev": "fault", "what": "hx711", "detail": ESCAPES}, {"ev": "crash", "error": ESCAPES},
              {"ev": "note", "note": {"refused": ESCAPES, "why": ESCAPES}}, {"ev": "mystery", "x": ESCAPES}]
-    monkeypatch.setattr(cmd_monitor, "open_console", lambda args: console(lines))
-    cmd_monitor.run(argparse.Namespace(json=False, seconds=0.5))
+    monitor_on_the_lying_board(monkeypatch, lines)
     out = capsys.readouterr().out
     assert out.count("\n") == 4 and no_control(out.replace("\n", "")), out
     view = View()
