@@ -151,7 +151,8 @@ REFUSAL = {"error!": str}
 
 # Read over the raw REPL: what boardinfo.identify and deploy's manifest print.
 IDENTITY = {"micropython!": str, "machine!": str, "build": str, "nest": ({"version": str, "tree": str}, None)}
-MANIFEST = {"mpy!": INT, "z": INT, "files!": Map([INT, str])}
+# The board's files, or "same" when it holds the very tree asked about (its maker's own files aside).
+MANIFEST = {"mpy!": INT, "z": INT, "files": Map([INT, str]), "rec": [str], "same": INT, "own": [str]}
 # `nest test`'s runner's line for one test (nest.boardtest.RUNNER).
 TEST_RESULT = {"test!": str, "ok!": bool, "ms": INT, "error": str}
 

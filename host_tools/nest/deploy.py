@@ -321,6 +321,8 @@ def sync(link, local, want, start, dry_run=False, progress=None, reset=True, on_
         said = plain(repr(out[-3:]))
         raise NestError(f"unexpected answer from the board to the manifest: {said}") from None
     checked_as(MANIFEST, info, "manifest")
+    if "files" not in info and not info.get("same"):
+        raise NestError("the board sent a malformed manifest: neither its files nor 'same'")
     have = board_mpy_version(info["mpy"])
     if have != want:
         raise NestError(f"the board runs MicroPython with .mpy v{have[0]}.{have[1]} but mpy-cross makes "
