@@ -117,6 +117,9 @@ def start_app_board(flash_dir, firmware=FIRMWARE, calibrated=False, **kw):
     """A VirtualBoard (kw: its options) started on `flash_dir` with the firmware (`firmware`: a
     firmware/ folder, this checkout's by default) and main.py installed, not yet reset: the caller
     opens the console, then presses EN. Stopped again if the install fails."""
+    if not (Path(firmware) / "main.py").is_file():
+        raise NestError(f"the firmware folder {firmware} is not there: the virtual nest runs the "
+                        "repository's firmware/, so run this from a clone of the repository")
     check_room(flash_dir, firmware)
     main = Path(flash_dir) / "main.py"
     old_main = main.read_bytes() if main.is_file() else None
