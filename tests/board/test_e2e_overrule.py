@@ -15,6 +15,7 @@ import pytest
 
 from gulo.debounce import LONG_PRESS_MS
 from gulo.gamelog import read_log
+from gulo.turnflow import CALL_AFTER_MS
 from testkit.boardkit import EGGS_BACK, Mismatch, Rebooted, booted_nest, nest_in, planted_firmware
 
 pytestmark = pytest.mark.board
@@ -105,7 +106,10 @@ def test_undo_after_a_success_and_the_pick_after_it(nest):
 def test_a_called_alarm(nest):
     nest.new(2, "standard", SEED)
     nest.play_turn("roll")
-    ans = nest.ask("call")                    # nothing under way: refused, nothing changes
+    # nothing under way, and the last verdict older than the players' late call (CALL_AFTER_MS):
+    # refused, nothing changes
+    time.sleep(CALL_AFTER_MS / 1000 + 0.5)
+    ans = nest.ask("call")
     assert not ans["ok"] and ans["error"].startswith("call: no attempt is under way")
     player = nest.game.turn
     nest.pick("reveal")
