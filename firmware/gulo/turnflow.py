@@ -401,7 +401,7 @@ class TurnFlow:
         phase = self.menu["back"] if self.phase == MENU else self.phase
         return (phase in (SETTLE, PICK) and last is not None and last["event"] == "success"
                 and last.get("winner") is None and self.game.can_undo()
-                and diff(t_ms, last["t_ms"]) < CALL_AFTER_MS)
+                and 0 <= diff(t_ms, last["t_ms"]) < CALL_AFTER_MS)  # a verdict of a boot before: none
 
     def undo(self, t_ms):
         """Take back the last verdict (and the picks after it): the note {"undo": n, "outcome"}
