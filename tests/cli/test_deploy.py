@@ -151,18 +151,23 @@ def test_a_deploy_cut_mid_transfer_keeps_the_old_firmware_then_the_next_complete
     assert boot_version(board) == {"ev": "version", "a": 2, "b": 2, "big": 2}
 
 
-def test_a_deploy_cut_once_its_journal_exists_is_finished_by_the_next_boot(vboard_factory, tmp_path):
-    board = vboard_factory(flash_dir=tmp_path / "flash")
-    fw = write_firmware(tmp_path / "fw")
-    deploy(board.port, fw)
-    write_firmware(fw, a=3, b=3, big_seed=3, extra=False)
 
+def deploy_cut_at_its_journal(board, fw):
+    """A deploy of `fw` whose power is cut once its journal is on the board."""
     def cut(step):
         if step == "journal":
             board.control.power_cut(off_ms=100)
             raise Cut()
     with pytest.raises(Cut):
         deploy(board.port, fw, on_step=cut)
+
+def test_a_deploy_cut_once_its_journal_exists_is_finished_by_the_next_boot(vboard_factory, tmp_path):
+    board = vboard_factory(flash_dir=tmp_path / "flash")
+    fw = write_firmware(tmp_path / "fw")
+    deploy(board.port, fw)
+    write_firmware(fw, a=3, b=3, big_seed=3, extra=False)
+
+    deploy_cut_at_its_journal(board, fw)
     # main.py found the journal and carried it out: all new, none old, the removal done too.
     assert boot_version(board) == {"ev": "version", "a": 3, "b": 3, "big": 3}
     left = board_listing(board, "import os, json\n"
@@ -209,12 +214,7 @@ def test_the_boards_own_boot_py_is_kept_unless_force_and_a_cut_commit_still_fini
     # The journal's guarantee does not lean on boot.py: main.py finishes a commit cut after it.
     write_firmware(fw, a=3, b=3, big_seed=3, extra=False)
 
-    def cut(step):
-        if step == "journal":
-            board.control.power_cut(off_ms=100)
-            raise Cut()
-    with pytest.raises(Cut):
-        deploy(board.port, fw, on_step=cut)
+    deploy_cut_at_its_journal(board, fw)
     assert boot_version(board) == {"ev": "version", "a": 3, "b": 3, "big": 3}
     assert board_listing(board, "import json\nprint(json.dumps(open('/boot.py').read()))") == USER_BOOT
 
