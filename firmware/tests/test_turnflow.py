@@ -457,6 +457,17 @@ def test_the_appeal_says_what_the_players_may_overrule_now():
     assert b.flow.appeal(b.t) == {"undo": True, "call": False}
 
 
+def test_a_success_of_a_boot_before_is_no_late_call():
+    # A resumed game's last verdict was timed on the clock before the restart, which begins again
+    # near 0: seen from now it lies in the future, and no late call may replace it.
+    b = started()
+    b.notes += b.flow.button("reveal", b.t)
+    b.grams -= 10
+    b.run(800 + AFTER_HAND_MS + 500)
+    assert b.flow.phase == PICK and b.flow.appeal(b.t)["call"]
+    assert b.flow.appeal(b.t - 60000) == {"undo": True, "call": False}
+
+
 def test_an_alarm_called_right_after_a_success_replaces_it():
     b = started()
     b.notes += b.flow.button("reveal", b.t)         # GRYB: green demanded
