@@ -16,7 +16,7 @@ run: setup
 
 # Every test, in two workers (pytest-xdist; a file's tests stay together: tests/conftest.py).
 test: setup lint typecheck
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 2 --dist loadscope
 
 # The edit loop's quick tier: lint, type-check and the tests that need no board, browser, CAD or VM.
 check: setup lint typecheck
