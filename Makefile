@@ -14,9 +14,9 @@ TYPINGS_STAMP := build/typings/.stamp-installed
 run: setup
 	$(VENV)/bin/nest web
 
-# Every test, in two workers (pytest-xdist; a file's tests stay together: tests/conftest.py).
+# Every test, in three workers (pytest-xdist; a file's tests stay together: testkit/workers.py).
 test: setup lint typecheck
-	$(PY) -m pytest -n 2 --dist loadscope
+	$(PY) -m pytest -n 3 --dist loadscope
 
 # The edit loop's quick tier: lint, type-check and the tests that need no board, browser, CAD or VM.
 check: setup lint typecheck

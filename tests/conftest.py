@@ -1,5 +1,6 @@
-"""Shared pytest fixtures and the suite's split into workers. Each fixture family lives in its own
-module of the test kit and is imported here, one line each, so pytest sees it everywhere."""
+"""Shared pytest fixtures and the suite's split into workers (testkit.workers). Each fixture family
+lives in its own module of the test kit and is imported here, one line each, so pytest sees it
+everywhere."""
 
 import pytest
 
@@ -17,12 +18,3 @@ def pytest_xdist_make_scheduler(config, log):
         return BySubject(config, log)
     return None
 
-
-def pytest_collection_modifyitems(items):
-    """A test on a virtual board or in a browser runs again once if it fails (pytest-rerunfailures;
-    the summary counts each rerun): their boards live on the host's wall clock, so a host that
-    stops them longer than a turn's timing can fail a test that passes alone. A real fault fails
-    both runs."""
-    for item in items:
-        if item.get_closest_marker("board") or item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.flaky(reruns=1))
