@@ -9,6 +9,7 @@ issue 1386). tests/cli/test_workers.py runs a small suite both ways and shows th
 
 import re
 
+import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 # Heavy on the host and sensitive to it: the page tests (Chromium and a virtual board in step with
@@ -39,3 +40,11 @@ class BySubject(LoadScopeScheduling):
 
     def _split_scope(self, nodeid):
         return work_scope(nodeid)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """The hook tests/conftest.py imports: `--dist loadscope` (make test) splits by `work_scope`."""
+    if config.getvalue("dist") == "loadscope":
+        return BySubject(config, log)
+    return None

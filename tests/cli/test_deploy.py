@@ -151,7 +151,6 @@ def test_a_deploy_cut_mid_transfer_keeps_the_old_firmware_then_the_next_complete
     assert boot_version(board) == {"ev": "version", "a": 2, "b": 2, "big": 2}
 
 
-
 def deploy_cut_at_its_journal(board, fw):
     """A deploy of `fw` whose power is cut once its journal is on the board."""
     def cut(step):
@@ -160,6 +159,7 @@ def deploy_cut_at_its_journal(board, fw):
             raise Cut()
     with pytest.raises(Cut):
         deploy(board.port, fw, on_step=cut)
+
 
 def test_a_deploy_cut_once_its_journal_exists_is_finished_by_the_next_boot(vboard_factory, tmp_path):
     board = vboard_factory(flash_dir=tmp_path / "flash")

@@ -1,7 +1,8 @@
 """The suite's split between workers (testkit.workers): a small suite of three files, run in two
 workers as `make test` runs them, keeps each file on one worker and the page tests with the CAD;
 the same suite spread test by test (what xdist's `loadgroup` marks amount to on pytest 9.2,
-pytest-dev/pytest-xdist issue 1386) splits a file, and the check says so."""
+pytest-dev/pytest-xdist issue 1386) splits a file, and the same suite split by file alone (xdist's
+own `loadscope`) puts the page tests beside the CAD's worker, not on it: each check fails there."""
 
 import subprocess
 import sys
@@ -15,26 +16,22 @@ import pytest
 
 @pytest.mark.parametrize("n", range(6))
 def test_step(n):
-    time.sleep(0.05)
+    time.sleep(SLEEP_S)
     with open(os.environ["WHERE"], "a") as f:
         f.write(f"{__name__} {os.environ['PYTEST_XDIST_WORKER']}\\n")
 """
-CONFTEST = """
-import pytest
-from testkit.workers import BySubject
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_xdist_make_scheduler(config, log):
-    return BySubject(config, log) if config.getvalue("dist") == "loadscope" else None
-"""
+CONFTEST = "from testkit.workers import pytest_xdist_make_scheduler  # the suite's own hook\n"
 
 
-def workers_per_file(tmp_path, dist):
+def workers_per_file(tmp_path, dist, conftest=CONFTEST):
     for sub in ("tests/web", "tests/enclosure", "tests/cli"):
         (tmp_path / sub).mkdir(parents=True, exist_ok=True)
-    (tmp_path / "tests/conftest.py").write_text(CONFTEST)
-    for name in ("tests/web/test_page.py", "tests/enclosure/test_cad.py", "tests/cli/test_tool.py"):
-        (tmp_path / name).write_text(FILE)
+    (tmp_path / "tests/conftest.py").write_text(conftest)
+    # the CAD slow and the tool quick: spread by file alone, the page tests would go to the
+    # worker the quick tool frees first, not to the CAD's
+    for name, sleep_s in (("tests/web/test_page.py", 0.05), ("tests/enclosure/test_cad.py", 0.3),
+                          ("tests/cli/test_tool.py", 0.01)):
+        (tmp_path / name).write_text(FILE.replace("SLEEP_S", str(sleep_s)))
     where = tmp_path / "where.txt"
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
                         "--dist", dist, "tests"], cwd=tmp_path, capture_output=True, text=True,
@@ -56,6 +53,11 @@ def test_each_file_stays_on_one_worker_and_the_page_tests_share_it_with_the_cad(
 def test_planted_spread_test_by_test_splits_a_file_and_fails_the_check(tmp_path):
     seen = workers_per_file(tmp_path, "load")
     assert not all(len(w) == 1 for w in seen.values()), seen
+
+
+def test_planted_split_by_file_alone_parts_the_page_tests_from_the_cad(tmp_path):
+    seen = workers_per_file(tmp_path, "loadscope", conftest="")   # xdist's own scope: the file
+    assert seen["test_page"] != seen["test_cad"], seen
 
 
 def test_the_scopes():
