@@ -2,7 +2,7 @@
 workers as `make test` runs them, keeps each file on one worker and the page tests with the CAD;
 the same suite spread test by test (what xdist's `loadgroup` marks amount to on pytest 9.2,
 pytest-dev/pytest-xdist issue 1386) splits a file, and the same suite split by file alone (xdist's
-own `loadscope`) puts the page tests beside the CAD's worker, not on it: each check fails there."""
+own `loadscope`) puts the page tests on another worker than the CAD: each check fails there."""
 
 import subprocess
 import sys
