@@ -315,6 +315,11 @@ class NestUnderTest:
         self.ctl.press(btn)
         try:
             return self.next_action(timeout)
+        except AssertionError as e:
+            if isinstance(e, Mismatch):
+                raise
+            raise AssertionError(f"{name} held, no action: {e}; pins: {self.ctl.pins()}; "
+                                 f"{self.why_not_ready()}") from None
         finally:
             self.ctl.release(btn)
 

@@ -31,9 +31,12 @@ class Debounced:
 
     def arm(self, flag, trigger):
         """This pin's IRQ on `trigger` edges: each marks it pending and sets `flag` (an
-        asyncio.ThreadSafeFlag)."""
+        asyncio.ThreadSafeFlag). Then one poll, as if an edge had come: a change between the
+        level read at start-up and this arming raised no IRQ, and unseen it would swallow the
+        next one (a button let go then stays pressed to the debouncer; its next press is lost)."""
         self.flag = flag
         self.pin.irq(handler=self.irq, trigger=trigger)
+        self.irq()
 
     def irq(self, _pin=None):
         # IRQ handler: a flag only (house style: no allocation, no float, no print here).
