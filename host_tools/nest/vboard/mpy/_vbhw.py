@@ -154,10 +154,14 @@ class HX711:
         # both limits, judged in board.mjs (sck_held) from the marks sck_rise made
         return _vbjs.sck_held()
 
+    # 25-27 pulses and 24 DOUT reads per conversion, up to 94 conversions a second: each call
+    # into JS (_vbjs) is made only where its answer matters (the clock after the 24 bits, the
+    # world once per read), as they are most of what the idle board costs its host.
     def write_sck(self, v):
         if v and not self.sck:
             self.sck = 1
-            self._finish()
+            if self.pulses >= 25:
+                self._finish()
             if not self.reading:
                 now = _vbjs.world_ms()
                 if now < self.ready_at or world().unplugged:
@@ -166,7 +170,8 @@ class HX711:
                 self._latch(now)
                 self.reading = True
             self.pulses += 1
-            self.last_edge_us = _vbjs.ticks_us()
+            if self.pulses >= 25:  # the gain pulses: _finish times the quiet after the last
+                self.last_edge_us = _vbjs.ticks_us()
             _vbjs.sck_rise()  # after the model's own work, which is not the pulse's length
         elif not v and self.sck:
             self.sck = 0
@@ -179,13 +184,15 @@ class HX711:
                 self.ready_at = self.t0 + 4 * self.period
 
     def dout(self, i):
-        if getattr(world(), "hang_at", -1) >= _BOOT_MS:
+        w = world()
+        if getattr(w, "hang_at", -1) >= _BOOT_MS:
             _hang()
         if self.sck and self._held_too_long():
             return 1  # powered down
-        if world().unplugged:
+        if w.unplugged:
             return 1
-        self._finish()
+        if self.pulses >= 25:
+            self._finish()
         if self.reading:
             p = self.pulses
             if p <= 24:
