@@ -4,6 +4,7 @@ where it does not fit. docs/firmware-budgets.md ("ESP32 memory") has the figures
 
     .venv/bin/python -m lab.heap_esp32                 # 50 games; the ESP32 heap at both word ratios
     .venv/bin/python -m lab.heap_esp32 --games 5 --seeds 5 --seed-games 10
+    .venv/bin/python -m lab.heap_esp32 --games 200 --ratio 1.41   # one word ratio (a run per core)
     .venv/bin/python -m lab.heap_esp32 --calibrate     # the word ratio: unix port vs WebAssembly VM
     .venv/bin/python -m lab.heap_esp32 --micropython PATH   # the same on another unix port build
     lab/build_frozen_unix.sh && .venv/bin/python -m lab.heap_esp32 --frozen   # frozen vs .mpy
@@ -57,7 +58,7 @@ def session_table(games, ratios, micropython=None):
         for ratio in ratios:
             t0 = time.monotonic()
             s = hm.run(hm.esp32_heap(esp32_b, ratio, probe.harness, word), games=games, checkpoint_ms=10000,
-                       micropython=micropython)
+                       micropython=micropython, timeout=max(1800, 60 * games))
             print(_row(f"{what}, {ratio}", s, ratio) + f" <!-- {time.monotonic() - t0:.0f} s -->", flush=True)
             results.append((esp32_b, ratio, s))
     return results
@@ -237,6 +238,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=0, metavar="N",
                     help="also play --seed-games games with N seeds per heap and word ratio")
     ap.add_argument("--seed-games", type=int, default=10, metavar="G", help="(default: %(default)s)")
+    ap.add_argument("--ratio", type=float, action="append", metavar="R",
+                    help="the sessions at this word ratio only (again for more; default: "
+                         f"{hm.WORD_RATIO} and {hm.WORD_RATIO_PORT})")
     ap.add_argument("--calibrate", action="store_true", help="measure the word ratio and stop")
     ap.add_argument("--micropython", metavar="PATH",
                     help="the unix port to run (default: the wheel's); one whose image holds the gulo "
@@ -258,7 +262,8 @@ def main():
           f"grown once {hm.ESP32_GC_MAX_B:,} B; "
           f"proposed budget (half) {hm.BUDGET_B:,} B")
     wide = hm.port_facts(args.micropython)["word"] == 8  # a 32-bit build has the ESP32's word: no ratio
-    session_table(args.games, (hm.WORD_RATIO, hm.WORD_RATIO_PORT) if wide else (1.0,), args.micropython)
+    ratios = tuple(args.ratio or (hm.WORD_RATIO, hm.WORD_RATIO_PORT)) if wide else (1.0,)
+    session_table(args.games, ratios, args.micropython)
     if args.seeds:
         seeds_table(args.seed_games, args.seeds,
                     (hm.WORD_RATIO, hm.WORD_RATIO_BOOT, hm.WORD_RATIO_PORT) if wide else (1.0,),

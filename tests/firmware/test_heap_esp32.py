@@ -1,7 +1,8 @@
 """The ESP32 memory model (lab.heapmodel, docs/firmware-budgets.md): the firmware as `nest deploy`
 builds it, on MicroPython's unix port with a fixed heap sized as the ESP32_GENERIC's GC heap, a GC
-that collects while it runs, played for a game through buttons, eggs, the pole and the console.
-A planted leak shows that the checks can fail. About 15 s."""
+that collects while it runs, played for two games through buttons, eggs, the pole and the console
+(the second begins with the family's word on an uncalibrated nest: every egg back, then Reveal).
+A planted leak shows that the checks can fail. About 20 s."""
 
 import pytest
 
@@ -15,13 +16,13 @@ def harness_b():
 
 @pytest.fixture(scope="module")
 def one_game(harness_b):
-    return hm.run(hm.esp32_heap(hm.ESP32_GC_MAX_B, hm.WORD_RATIO, harness_b), games=1, checkpoint_ms=5000)
+    return hm.run(hm.esp32_heap(hm.ESP32_GC_MAX_B, hm.WORD_RATIO, harness_b), games=2, checkpoint_ms=5000)
 
 
 def test_a_game_runs_in_the_esp32_heap_and_the_gc_collects_meanwhile(one_game):
     s = one_game
     assert s.completed and not s.memory_error, (s, s.crash, s.stderr)
-    assert s.games == 1 and s.turns >= 5
+    assert s.games == 2 and s.turns >= 10   # the harness answers every prompt (game 2 was stuck)
     # garbage: far more allocated over the game than the heap holds, so the GC collected while
     # the firmware ran (the WebAssembly VM would have grown its heap instead)
     assert s.allocated_total > 3 * s.heap_b, (s.allocated_total, s.heap_b)

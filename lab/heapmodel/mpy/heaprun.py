@@ -211,10 +211,30 @@ async def driver(nest, base, games):
                 world.drop(t, colour)        # an egg that rolls out: the quickest clean egg
             await until(lambda: flow.phase != ATTEMPT, 5000)
         elif phase == SETTLE and world.busy_until() < t:
+            # as testkit.boardkit.remedy: the nest uncalibrated, a game under way is taken up on
+            # the family's word (every egg back, then Reveal), then its eggs asked out by name
+            prompt = flow.prompt or ""
             if not world.pole_seated:
                 world.seat_pole(t)
-            elif flow.prompt and "eggs" in flow.prompt:
-                world.pour_back(t)
+            elif prompt.startswith("pour every egg back"):
+                if any(world.nest[c] < world.full[c] for c in world.full):
+                    world.pour_back(t)
+                await until(lambda w=world: w.busy_until() < now_ms(), 5000)
+                await asyncio.sleep_ms(500)     # the pouring hand has left
+                pin = _BUTTON["REVEAL"]
+                _vbjs.press(pin, 0)
+                await asyncio.sleep_ms(300)
+                _vbjs.press(pin, None)
+            elif "eggs" in prompt:
+                want, have = flow.game.nest, world.nest
+                if any(have[c] < want[c] for c in want):
+                    world.pour_back(t, {c: want[c] - have[c] for c in want if have[c] < want[c]})
+                else:
+                    at = t
+                    for c in want:
+                        for _ in range(have[c] - want[c]):
+                            world.drop(at, c)
+                            at += 500
             await asyncio.sleep_ms(200)
         elif phase == WON:
             played += 1
