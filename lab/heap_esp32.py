@@ -41,7 +41,8 @@ def _b(x):
 
 def _row(label, s, ratio):
     return (f"| {label} | {s.heap_b:,} | {s.games} ({s.turns} turns) | {_b(s.boot)} | {_b(s.peak)} "
-            f"({_b(hm.to_esp32(s.peak, ratio))}) | {_b(s.min_largest_free)} | {s.ended} |")
+            f"({_b(hm.to_esp32(s.peak, ratio))}) | {_b(s.min_largest_free)} | {s.archive_reads} "
+            f"| {s.ended} |")
 
 
 def session_table(games, ratios, micropython=None):
@@ -50,8 +51,9 @@ def session_table(games, ratios, micropython=None):
     print(f"harness (shims, world, driver) in the unix heap: {probe.harness:,} B; "
           f"firmware after building the Nest: {probe.built:,} B (unix)")
     print("| ESP32 GC heap, word ratio | unix -X heapsize B | games | boot (unix B) | "
-          "peak in use, collected (unix B (ESP32 B)) | smallest largest-free block (unix B) | ended |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+          "peak in use, collected (unix B (ESP32 B)) | smallest largest-free block (unix B) | "
+          "archived games read | ended |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     results = []
     sizes = ((hm.ESP32_GC_MAX_B, "111,936 (grown once)"), (hm.ESP32_GC_INITIAL_B, "55,968 (first area only)"))
     for esp32_b, what in sizes:

@@ -23,6 +23,7 @@ def test_a_game_runs_in_the_esp32_heap_and_the_gc_collects_meanwhile(one_game):
     s = one_game
     assert s.completed and not s.memory_error, (s, s.crash, s.stderr)
     assert s.games == 2 and s.turns >= 10   # the harness answers every prompt (game 2 was stuck)
+    assert s.archive_reads == 2             # each won game read back from its archive
     # garbage: far more allocated over the game than the heap holds, so the GC collected while
     # the firmware ran (the WebAssembly VM would have grown its heap instead)
     assert s.allocated_total > 3 * s.heap_b, (s.allocated_total, s.heap_b)

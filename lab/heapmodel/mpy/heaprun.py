@@ -245,6 +245,9 @@ async def driver(nest, base, games):
             _vbjs.console.append(b'{"cmd": "new", "players": %d, "variant": "%s", "seed": %d}\n'
                                  % (_PLAYERS, _VARIANT, _SEED + played))
             await until(lambda: flow.phase != WON, 3000)
+            archived = nest.store.logs()
+            if archived:  # an archive read: the won game's whole log, as `nest logs pull` asks
+                _vbjs.console.append(b'{"cmd": "log", "name": "%s"}\n' % archived[-1].encode())
             game_start = now_ms()
         await asyncio.sleep_ms(50)
     return turns, lines
