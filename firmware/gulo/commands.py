@@ -9,6 +9,7 @@
 
 import binascii
 import gc
+import json
 
 from gulo import board, calibration, console
 from gulo.calibration import CalibrationError
@@ -84,16 +85,7 @@ def _dispatch(nest, cmd, args, id):
     elif cmd == "logs":
         print(answer(cmd, id, logs=nest.store.logs()))
     elif cmd == "log":
-        try:
-            lines = nest.store.log_lines(args["name"])
-        except CorruptFile as e:
-            # A damaged archived game is reported, never raised: the game goes on.
-            print(console.refusal(cmd, id, "log: %s is damaged: %s" % (e.path, e.reason)))
-            return
-        if lines is None:
-            print(console.refusal(cmd, id, "log: no log named %s" % args["name"]))
-        else:
-            print(answer(cmd, id, name=args["name"], lines=lines))
+        _send_log(nest, cmd, args["name"], id)
     elif cmd == "settings":
         print(answer(cmd, id, settings=nest.config.values))
     elif cmd == "set":
@@ -110,6 +102,47 @@ def _dispatch(nest, cmd, args, id):
         print(answer(cmd, id, commands=sorted(console.COMMANDS)))
     else:  # tare, calibrate, egg, calibration, stream
         _calibration(nest, cmd, args, id, now)
+
+
+def _send_log(nest, cmd, name, id):
+    # Read through once to check it (a damaged log is refused, never half sent), then sent a line
+    # at a time as it is read again: the answer is never one string in RAM. Built whole it failed
+    # with MemoryError on the ESP32 memory model (2-4 KB, the largest free block smaller:
+    # docs/firmware-budgets.md).
+    try:
+        found = nest.store.log_each(name, _skip)
+    except CorruptFile as e:
+        # A damaged archived game is reported, never raised: the game goes on.
+        print(console.refusal(cmd, id, "log: %s is damaged: %s" % (e.path, e.reason)))
+        return
+    if found is None:
+        print(console.refusal(cmd, id, "log: no log named %s" % name))
+        return
+    print(console.answer(cmd, id, name=name)[:-1] + ', "lines": [', end="")
+    items = _JsonItems()
+    try:
+        nest.store.log_each(name, items.send)
+    except Exception:
+        print()  # the cut answer ends its line, unreadable as JSON; the refusal follows on its own
+        raise
+    print("]}")
+
+
+def _skip(text):
+    pass
+
+
+class _JsonItems:
+    """Prints the items of a JSON list of strings one at a time, ", " between them."""
+
+    def __init__(self):
+        self.n = 0
+
+    def send(self, text):
+        if self.n:
+            print(", ", end="")
+        print(json.dumps(text), end="")
+        self.n += 1
 
 
 def _calibration(nest, cmd, args, id, now):

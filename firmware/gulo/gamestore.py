@@ -268,20 +268,28 @@ class GameStore:
         """The finished games' file names, oldest first."""
         return sorted([n for n in os.listdir(self.games) if n.endswith(".jsonl")])
 
-    def log_lines(self, name):
-        """A game's log as plain JSON lines, without the seals ("current": the running game's,
-        queued lines included); None if there is no such log. CorruptFile if an archived game is
-        damaged anywhere: it was written whole, so even a torn last line is damage."""
+    def log_each(self, name, each):
+        """Calls each(text) for every line of a game's log, without the seals, one line at a time
+        ("current": the running game's, queued lines included); returns how many, or None if there
+        is no such log. CorruptFile if an archived game is damaged anywhere: it was written whole,
+        so even a torn last line is damage."""
         if name == "current":
-            lines = self._on_flash() + self.queue
-            return lines or None
+            n = 0 if self.fresh else store.read_lines(self.current, each)[0] or 0
+            for text in self.queue:
+                each(text)
+            return n + len(self.queue) or None
         if name not in self.logs():
             return None
         path = self.games + "/" + name
-        lines, dropped = store.load_lines(path)
+        n, dropped = store.read_lines(path, each)
         if dropped:
             raise CorruptFile(path, dropped.replace(": dropped", ""))
-        return lines
+        return n
+
+    def log_lines(self, name):
+        """log_each's lines as a list, None if there is no such log."""
+        lines = []
+        return None if self.log_each(name, lines.append) is None else lines
 
 
 class Settings:

@@ -7,12 +7,12 @@
 # "gulo1 CRC32 LENGTH" carries the payload's checksum, so a file damaged any other way is
 # reported, never trusted.
 #
-# Sealed lines (seal/unseal/append/load_lines): a game log is JSON Lines, one line appended per
+# Sealed lines (seal/unseal/append/read_lines): a game log is JSON Lines, one line appended per
 # action, each line sealed with the CRC-32 of its own text as a last key, so every line is still a
 # plain JSON object that any reader of the log contract reads (readers ignore keys they do not
 # know, docs/rules.md). A cut during an append leaves at most a torn or damaged LAST line
 # (on littlefs not even that: an append is only committed at close, lfs_file_close in
-# littlefs-project/littlefs lfs.c); load_lines drops it and says so, and treats damage anywhere
+# littlefs-project/littlefs lfs.c); read_lines drops it and says so, and treats damage anywhere
 # before the last line as a damaged file.
 
 import binascii
@@ -177,33 +177,48 @@ def sealed(path):
         return f.read(len(MAGIC) + 1) != MAGIC.encode() + b" "
 
 
-def load_lines(path):
-    """The lines of a log of sealed lines, unsealed: (lines, dropped), (None, None) if there is no
-    such file. `dropped` is None, or what was wrong with the last line, which is left out (torn:
-    no newline at its end, or its seal does not match: a write a power cut interrupted).
-    CorruptFile for damage anywhere before the last line. A log written whole by an earlier
-    firmware (a "gulo1" header, plain lines) is read as it was written."""
-    data = _read(path)
-    if data is None:
+def read_lines(path, each):
+    """Calls each(text) for every line of a log of sealed lines, unsealed, in order, reading one
+    line at a time: a log is never held whole in RAM (a game's log is 2-4 KB, and on the ESP32
+    memory model the largest free block can be smaller: docs/firmware-budgets.md). Returns (count,
+    dropped), (None, None) if there is no such file. `dropped` is None, or what was wrong with the
+    last line, which is left out (torn: no newline at its end, or its seal does not match: a write
+    a power cut interrupted). CorruptFile for damage anywhere before the last line (the lines
+    before it have been passed to `each` by then). A log written whole by an earlier firmware (a
+    "gulo1" header, plain lines) is read as it was written."""
+    try:
+        f = open(path, "rb")
+    except OSError:
         return None, None
-    if data.startswith(MAGIC.encode() + b" "):
-        text = _unheader(path, data).decode()
-        return [t for t in text.split("\n") if t], None
-    pieces = data.split(b"\n")
-    dropped = None
-    if pieces[-1]:
-        dropped = "torn last line (%d bytes, no end): dropped" % len(pieces[-1])
-    pieces.pop()  # what follows the last newline: nothing, or the torn line
+    with f:
+        line = f.readline()
+        if line.startswith(MAGIC.encode() + b" "):
+            texts = [t for t in _unheader(path, line + f.read()).decode().split("\n") if t]
+            for t in texts:
+                each(t)
+            return len(texts), None
+        n = 0
+        while line:
+            after = f.readline()
+            if not line.endswith(b"\n"):
+                return n, "torn last line (%d bytes, no end): dropped" % len(line)
+            try:
+                text = unseal(line[:-1].decode())
+            except UnicodeError:
+                text = None
+            if text is None:
+                if not after:
+                    return n, "damaged last line %d: dropped" % (n + 1)
+                raise CorruptFile(path, "line %d damaged (its checksum does not match)" % (n + 1))
+            each(text)
+            n += 1
+            line = after
+        return n, None
+
+
+def load_lines(path):
+    """read_lines' lines as a list: (lines, dropped), (None, None) if there is no such file. For
+    the boot's resume, which replays them all."""
     lines = []
-    for n, piece in enumerate(pieces, 1):
-        try:
-            text = unseal(piece.decode())
-        except UnicodeError:
-            text = None
-        if text is None:
-            if n == len(pieces) and dropped is None:
-                dropped = "damaged last line %d: dropped" % n
-                break
-            raise CorruptFile(path, "line %d damaged (its checksum does not match)" % n)
-        lines.append(text)
-    return lines, dropped
+    n, dropped = read_lines(path, lines.append)
+    return (None, None) if n is None else (lines, dropped)

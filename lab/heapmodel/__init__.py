@@ -211,7 +211,7 @@ def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=
         proc = subprocess.Popen(cmd, cwd=flash, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, errors="replace", preexec_fn=_fixed_addresses)
         records, crash, want_info, trace, tail = [], None, False, [], collections.deque(maxlen=20)
-        archive_reads = 0
+        archive_reads, refused = 0, []
         watchdog = threading.Timer(timeout, proc.kill)  # the output loop below waits for its end
         watchdog.start()
         try:
@@ -231,6 +231,8 @@ def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=
                         records[-1]["largest_free"] = int(m.group(1)) * block_bytes(facts["word"])
                 elif '"re": "log"' in line and '"ok": true' in line and '.jsonl"' in line:
                     archive_reads += 1  # an archived game read back whole
+                elif '"re": "log"' in line and '"ok": false' in line:
+                    refused.append(line.strip()[:300])
                 elif '"ev": "crash"' in line:
                     crash = line.strip()
                 elif crash and len(trace) < 30:
@@ -247,6 +249,7 @@ def run(heap_b, games=1, leak=0, seed=1, players=2, variant="standard", line_ms=
     session = Session(heap_b, records, crash, "\n".join(tail) + stderr[-4000:], proc.returncode)
     session.trace = "\n".join(trace)
     session.archive_reads = archive_reads
+    session.log_refusals = refused  # log reads the firmware refused, in its words
     session.micropython, session.word, session.frozen = exe, facts["word"], facts["frozen"]
     return session
 
