@@ -288,7 +288,7 @@ class GameStore:
 
     def log_lines(self, name):
         """log_each's lines as a list, None if there is no such log."""
-        lines = []
+        lines = []  # type: list[str]
         return None if self.log_each(name, lines.append) is None else lines
 
 

@@ -219,6 +219,6 @@ def read_lines(path, each):
 def load_lines(path):
     """read_lines' lines as a list: (lines, dropped), (None, None) if there is no such file. For
     the boot's resume, which replays them all."""
-    lines = []
+    lines = []  # type: list[str]
     n, dropped = read_lines(path, lines.append)
     return (None, None) if n is None else (lines, dropped)
