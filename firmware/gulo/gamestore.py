@@ -286,11 +286,6 @@ class GameStore:
             raise CorruptFile(path, dropped.replace(": dropped", ""))
         return n
 
-    def log_lines(self, name):
-        """log_each's lines as a list, None if there is no such log."""
-        lines = []  # type: list[str]
-        return None if self.log_each(name, lines.append) is None else lines
-
 
 class Settings:
     """A small JSON dict on flash with defaults; a damaged file falls back to them (and says so).

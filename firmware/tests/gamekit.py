@@ -61,3 +61,9 @@ def put_on_last_tile(game, player):
     game.revealed = len(game.path)
     game.positions[player] = len(game.path)
     game.turn = player
+
+
+def log_lines(gs, name):
+    """A GameStore's log `name` as a list of lines (GameStore.log_each), None if there is none."""
+    lines = []  # type: list[str]
+    return None if gs.log_each(name, lines.append) is None else lines

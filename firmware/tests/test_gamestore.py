@@ -8,7 +8,7 @@ from gulo.gamestore import KEEP_GAMES, GameStore, Settings
 from gulo.rules import state_json
 from gulo.store import CorruptFile
 
-from gamekit import caught, game_with
+from gamekit import caught, game_with, log_lines
 from scratch import scratch_dir
 
 ACTIONS = ({"do": "reveal"}, {"do": "take", "egg": "G"}, {"do": "reveal"})
@@ -120,7 +120,7 @@ def test_a_damaged_log_is_reported_and_set_aside():
 
 def test_a_log_the_earlier_firmware_wrote_whole_resumes_and_goes_on_sealed():
     d, gs, g = played_store()
-    store.save(gs.current, "\n".join(gs.log_lines("current")) + "\n")  # the format before issue 16
+    store.save(gs.current, "\n".join(log_lines(gs, "current")) + "\n")  # the format before issue 16
     again = GameStore(d)
     game, problem = again.resume()
     assert problem is None and state_json(game) == state_json(g) and store.sealed(again.current)
@@ -145,10 +145,10 @@ def test_finished_games_are_archived_plain_and_the_oldest_dropped():
         gs.finish()
     logs = gs.logs()
     assert len(logs) == KEEP_GAMES and logs[0] == "0003.jsonl"
-    lines = gs.log_lines(logs[-1])
+    lines = log_lines(gs, logs[-1])
     assert json.loads(lines[0])["setup"]["seed"] == 5 and json.loads(lines[1]) == {"do": "reveal", "t": 1000}
-    assert gs.log_lines("current") == lines  # both without the seals, as the console sends them
-    assert gs.log_lines("nope.jsonl") is None
+    assert log_lines(gs, "current") == lines  # both without the seals, as the console sends them
+    assert log_lines(gs, "nope.jsonl") is None
 
 
 def test_a_won_game_is_archived_after_its_last_line():
@@ -157,7 +157,7 @@ def test_a_won_game_is_archived_after_its_last_line():
     gs.close()
     assert gs.logs() == []  # the writer has not run yet
     gs.flush()
-    assert gs.logs() == ["0001.jsonl"] and len(gs.log_lines("0001.jsonl")) == 5
+    assert gs.logs() == ["0001.jsonl"] and len(log_lines(gs, "0001.jsonl")) == 5
 
 
 def test_nothing_played_is_not_archived():
@@ -172,12 +172,12 @@ def test_a_damaged_archive_is_an_error_naming_the_file_and_the_damage():
     with open(path, "r+b") as f:
         f.seek(-5, 2)
         f.write(b"#")
-    e = caught(CorruptFile, gs.log_lines, name)
+    e = caught(CorruptFile, log_lines, gs, name)
     assert e.path == path and e.reason.startswith("damaged last line 4")
     with open(path, "r+b") as f:
         f.seek(10)
         f.write(b"#")
-    assert caught(CorruptFile, gs.log_lines, name).reason.startswith("line 1 damaged")
+    assert caught(CorruptFile, log_lines, gs, name).reason.startswith("line 1 damaged")
 
 
 def test_a_queued_line_survives_a_failed_write_and_goes_out_with_the_next():
@@ -197,7 +197,7 @@ def test_a_queued_line_survives_a_failed_write_and_goes_out_with_the_next():
         gs.record({"do": "take", "egg": "G"})
         assert gs.flush() is False
         assert gs.problem.startswith("cannot write") and gs.queue
-        assert json.loads(gs.log_lines("current")[-1]) == {"do": "take", "egg": "G"}  # the game in RAM
+        assert json.loads(log_lines(gs, "current")[-1]) == {"do": "take", "egg": "G"}  # the game in RAM
     finally:
         store.append, store.replace = real
     assert gs.flush() is True and gs.problem is None and gs.queue == []
@@ -221,8 +221,8 @@ def test_a_new_game_on_a_full_flash_waits_in_ram_and_never_follows_the_old_log()
         new.apply({"do": "reveal"})
         gs.record({"do": "reveal"})
         assert gs.flush() is False
-        assert json.loads(gs.log_lines("current")[0])["setup"]["seed"] == 9  # the new game, in RAM
-        assert len(gs.log_lines("current")) == 2
+        assert json.loads(log_lines(gs, "current")[0])["setup"]["seed"] == 9  # the new game, in RAM
+        assert len(log_lines(gs, "current")) == 2
     finally:
         store.replace = real
     assert gs.flush() is True and gs.problem is None
