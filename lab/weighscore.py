@@ -16,8 +16,12 @@ marks one `late` when it is what the last change before it was owed and did not 
 colour, `out: 2` after several eggs, or a pour-back's `full`): said too late rather than without
 a cause (still false).
 Latency: from the moment the (first) egg is out and the hand has left, to the first event.
-An event of a change that comes *before* that moment is early (a verdict while the hand still
-holds the egg): the change is wrong, and counted apart as `early`.
+An event of a change that comes before its (first) egg's weight has left the bowl is early (a
+verdict on a level that had not settled: a half-lifted egg, the hand still loading it): the change
+is wrong, and counted apart as `early`. The moment is the model's `t_lift` where it gives one (the
+egg off the bowl), else `t_ms`. A verdict after the lift but before the hand's last contact (a
+wrist brushing the rim, fingers in a lull) judged a settled level with the egg gone: right if its
+colour is, counted apart as `before_contact`, its latency negative.
 
 Two models give the traces: `world` (nest.world through nest.tracegen, which the weigher was tuned
 on; any sample rate) and `phys` (lab.physmodel, written apart from physics and published
@@ -74,6 +78,7 @@ def _changes(truth, merge_ms=MERGE_MS):
             c["t_in"] = min(c["t_in"], e["t_in"])
         else:
             changes.append({"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
+                            "t_off": min(e.get("t_lift", e["t_ms"]), e["t_ms"]),
                             "colours": [e["colour"]], "how": e.get("hand", e["cause"])})
     for e in truth:
         if e["what"] == "back" and e["eggs"]:
@@ -128,7 +133,8 @@ def score(truth, events, merge_ms=MERGE_MS):
     """Score one trace: returns counts, latencies and the wrong changes (for a closer look)."""
     changes = _changes(truth, merge_ms)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-           "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0}
+           "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0,
+           "before_contact": 0}
     for ev in events:
         home = None
         for i, c in enumerate(changes):
@@ -160,9 +166,11 @@ def score(truth, events, merge_ms=MERGE_MS):
                 res["full_latency"].append(c["events"][0]["t_ms"] - c["t_first"])
             continue
         res["changes"] += 1
-        early = bool(c["events"]) and c["events"][0]["t_ms"] < c["t_first"]
+        early = bool(c["events"]) and c["events"][0]["t_ms"] < c["t_off"]
         if early:
             res["early"] += 1
+        elif c["events"] and c["events"][0]["t_ms"] < c["t_first"]:
+            res["before_contact"] += 1
         if not early and _right(c, c["events"]):
             res["right"] += 1
             res["latency"].append(c["events"][0]["t_ms"] - c["t_first"])
@@ -200,12 +208,12 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
 
 def _empty():
     return {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-            "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0}
+            "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0, "before_contact": 0}
 
 
 def _add(tot, seed, r):
     tot["traces"] += 1
-    for k in ("changes", "right", "false", "fulls", "fulls_right", "early"):
+    for k in ("changes", "right", "false", "fulls", "fulls_right", "early", "before_contact"):
         tot[k] += r[k]
     tot["latency"] += r["latency"]
     tot["full_latency"] += r["full_latency"]
@@ -243,7 +251,8 @@ def summary(tot):
     lat = tot["latency"] or [0]
     acc = tot["right"] / tot["changes"] if tot["changes"] else 0.0
     return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
-            "false": tot["false"], "early": tot["early"], "fulls": tot["fulls"],
+            "false": tot["false"], "early": tot["early"], "before_contact": tot.get("before_contact", 0),
+            "fulls": tot["fulls"],
             "false_late": sum(1 for k, _, e in tot["misses"] if k == "false" and e.get("late")),
             "fulls_right": tot["fulls_right"],
             "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat)}

@@ -6,9 +6,12 @@ it (nest.appboard), started by a reset.
 `fresh_game(board, seed)`: a new game with a known deal, the nest full and the pole seated,
 waiting for the first player (calibration left, stream off).
 `nest_cli(board, *args, **kw)`: runs the real `nest` console script against the board's port.
+`interrupt(proc, timeout)`: Ctrl-C to a `nest` process started with NEST_ENV; (stdout, stderr).
 """
 
 import contextlib
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +23,9 @@ from nest.appboard import Console, start_app_board
 from nest.boardconsole import BoardConsole
 
 NEST = Path(sys.executable).with_name("nest")
+# A `nest` started with this environment writes every thread's stack to stderr on SIGABRT (the
+# standard library's faulthandler), so a Ctrl-C that does not end it can say where it is stuck.
+NEST_ENV = dict(os.environ, PYTHONFAULTHANDLER="1")
 
 
 @contextlib.contextmanager
@@ -69,3 +75,25 @@ def nest_cli(board, *args, input=None, timeout=60):
     """`nest ARGS --port PORT`: the CompletedProcess (text)."""
     return subprocess.run([str(NEST), *args, "--port", board.port], input=input, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def interrupt(proc, timeout=20.0, read=True):
+    """Ctrl-C (SIGINT) to `proc`, then its (stdout, stderr) once it has ended (`read` False: the
+    caller reads stdout itself, (None, None)). Not ended within `timeout` s: an AssertionError with
+    the stacks it was stuck in (SIGABRT: NEST_ENV's faulthandler), since a Ctrl-C that a `nest`
+    command does not obey is the product's fault."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        if read:
+            return proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
+        return None, None
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        err = proc.stderr.read() if proc.stderr else ""
+        raise AssertionError(f"{' '.join(map(str, proc.args))}: still running {timeout:g} s after Ctrl-C; "
+                             f"where it was (SIGABRT):\n{(err or '')[-4000:]}") from None

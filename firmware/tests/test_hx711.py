@@ -189,3 +189,22 @@ def test_the_old_fixed_silence_faults_at_10_sps_so_the_check_can_fail():
     faults, got = sampler_faults([7] * SETTLE_READS + [42] * 40, period_ms=110, until_ms=3000,
                                  silence_cls=_Fixed100)
     assert faults, "a 110 ms gap must trip a fixed 100 ms limit"
+
+
+def test_left_ms_is_the_wait_until_the_silence_is_over():
+    # gulo.app's hx_silence sleeps left_ms(), then wakes the sampler: over() must be true then,
+    # never a millisecond later (the fault would wait a whole limit more), nor sooner.
+    s = Silence(0)
+    assert s.left_ms(0) == POWER_UP_MS + s.limit_ms() + 1   # the power-up settling is no silence
+    s.heard(1000)
+    for t in range(1000, 1000 + s.limit_ms() + 3):
+        left = s.left_ms(t)
+        assert (left == 0) == (t - 1000 > s.limit_ms()), (t, left)
+        if left:
+            assert not Silence.over(_copy(s), t + left - 1) and Silence.over(_copy(s), t + left), t
+
+
+def _copy(s):
+    c = Silence(0)
+    c.since, c.last, c.period_ms = s.since, s.last, s.period_ms
+    return c

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from nest.boardtest import collect, run_tests
+from testkit.nest_console_fixtures import NEST_ENV, interrupt
 
 pytestmark = pytest.mark.board
 NEST = str(Path(sys.executable).with_name("nest"))
@@ -174,8 +175,6 @@ def test_nest_test_hardware_fails_a_noisy_cell(vboard):
 
 
 def test_ctrl_c_in_nest_test_puts_the_board_back(vboard, tmp_path):
-    import signal
-
     from nest.boardlink import BoardLink
     from nest.deploy import deploy
 
@@ -186,16 +185,15 @@ def test_ctrl_c_in_nest_test_puts_the_board_back(vboard, tmp_path):
     (folder / "gamekit.py").write_text((FIRMWARE_TESTS / "gamekit.py").read_text())
     proc = subprocess.Popen([NEST, "test", "--port", vboard.port, "--tests", str(folder), "--timeout", "60",
                              "--exclude", "test_fails", "--exclude", "after"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=NEST_ENV)
     try:
         first = proc.stdout.readline()
         assert first.startswith("PASS test_fake::test_ok"), first + proc.stderr.read()
         time.sleep(1)  # test_hangs is running on the board now
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        out, err = interrupt(proc, 50)   # within the test's own 60 s timeout
     finally:
         proc.kill()
-    assert proc.returncode == 130 and err.strip() == "nest: interrupted", err
+    assert proc.returncode == 130 and err.strip() == "nest: interrupted", (proc.returncode, err, out)
     assert "removed /nest_test, /scratch from the board" in out and "the board is ready" in out, out
     with BoardLink.open(vboard.port) as link:
         link.enter_raw()

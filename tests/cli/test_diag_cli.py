@@ -5,7 +5,6 @@ and the LED line matches the strip the control channel reads back."""
 
 import json
 import queue
-import signal
 import subprocess
 import threading
 import time
@@ -14,7 +13,7 @@ import pytest
 
 from nest.boardconsole import BoardConsole
 from nest.cmd_diag import View, leds_plain, letter, sparkline
-from testkit.nest_console_fixtures import NEST, fresh_game
+from testkit.nest_console_fixtures import NEST, NEST_ENV, fresh_game, interrupt
 
 pytestmark = pytest.mark.board
 
@@ -118,7 +117,7 @@ def test_diag_shows_the_led_strip_and_a_held_button(nest_board):
         # a test pattern stays on the strip until the picture changes (no change at the pick)
         con.request("leds", pattern="red")
     proc = subprocess.Popen([str(NEST), "diag", "--port", nest_board.port, "--seconds", "25"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=NEST_ENV)
     try:
         out = Lines(proc)
         led_line = out.until(lambda line: line.startswith("leds ") and "?" not in line)
@@ -145,8 +144,7 @@ def test_diag_shows_the_led_strip_and_a_held_button(nest_board):
         else:
             raise AssertionError(f"diag's LED line never matched the strip: {line}")
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=20)
+        interrupt(proc, 20, read=False)
     assert proc.returncode == 0, proc.stderr.read()
     fresh_game(nest_board, seed=7)  # the press may have moved the game on
 

@@ -45,8 +45,11 @@ def drill(board, tmp_path, trials, then_close=False, then=None):
             out.until(lambda line: "keep holding it still" in line)
             time.sleep(0.6)
             enter()
-            board.control.load(grams=-(EGG_G - HELD_G))   # let go: the rest of the egg comes clear
+            # The drill's next prompt says the press is stamped; only then the rest of the egg
+            # comes clear, as a hand follows the press it makes. Lifted with the press, it races
+            # the drill's read of stdin: on a loaded host the mark falls after the lift.
             out.until(lambda line: "your hand is away" in line)
+            board.control.load(grams=-(EGG_G - HELD_G))   # let go: the rest of the egg comes clear
             time.sleep(0.8)
             enter()
             out.until(lambda line: "put the egg back" in line)

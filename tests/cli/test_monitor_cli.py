@@ -11,7 +11,7 @@ import pytest
 
 from gulo import board as pins
 from gulo.rules import deal
-from testkit.nest_console_fixtures import NEST, fresh_game, nest_cli
+from testkit.nest_console_fixtures import NEST, NEST_ENV, fresh_game, interrupt, nest_cli
 
 pytestmark = pytest.mark.board
 
@@ -37,7 +37,7 @@ def start_monitor(board, *extra):
     """`nest monitor` started and listening: it says so on stderr at once, then asks the board's
     status (one answer) before it follows the events."""
     proc = subprocess.Popen([str(NEST), "monitor", "--port", board.port, *extra], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env=NEST_ENV)
     first = proc.stderr.readline()
     assert first == f"connected to {board.port} (Ctrl-C to stop)\n", first + proc.stderr.read()
     time.sleep(1.0)  # its status request answered
@@ -55,8 +55,7 @@ def follow_until(proc, seen, timeout=60.0):
             lines.append(line.rstrip("\n"))
             if seen(lines[-1]):
                 break
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        out, err = interrupt(proc, 30)
     finally:
         give_up.cancel()
         proc.kill()

@@ -119,7 +119,7 @@ def test_planted_no_guard_around_the_commands_and_the_check_fails(tmp_path):
 SAMPLER = r"""
 import asyncio, json
 import gulo.app as app
-from gulo.hx711 import HX711Fault
+from gulo.hx711 import HX711Fault, Silence
 nest = app.Nest("/data")
 said = []
 nest.emit = said.append
@@ -137,7 +137,7 @@ def sample(error):
     nest.hw.hx = Raising(error)
     del said[:]
     try:
-        asyncio.run(asyncio.wait_for_ms(nest.sampler(asyncio.ThreadSafeFlag()), 300))
+        asyncio.run(asyncio.wait_for_ms(nest.sampler(asyncio.ThreadSafeFlag(), Silence(0)), 300))
         out = "returned"
     except asyncio.TimeoutError:
         out = "ran on"

@@ -81,6 +81,18 @@ def test_scorer_an_event_before_the_hand_left_is_early_and_wrong():
     assert r["early"] == 0 and r["right"] == 1
 
 
+def test_scorer_a_verdict_after_the_lift_but_before_the_last_contact_is_right_not_early():
+    # B's weight off the bowl at 1500 (t_lift), a wrist brushes the rim until 2000 (t_ms): "B" at
+    # 1800 judged a settled level with the egg gone. At 1400 the egg was still on the bowl: early.
+    truth = [dict(out(2000, "B"), t_lift=1500)]
+    r = score(truth, [{"t_ms": 1800, "out": 1, "colour": "B"}])
+    assert (r["early"], r["before_contact"], r["right"], r["latency"]) == (0, 1, 1, [-200]), r
+    r = score(truth, [{"t_ms": 1400, "out": 1, "colour": "B"}])
+    assert (r["early"], r["right"]) == (1, 0), r
+    r = score(truth, [{"t_ms": 1800, "out": 1, "colour": "R"}])   # after the lift, but wrong
+    assert (r["early"], r["right"]) == (0, 0), r
+
+
 def test_scorer_a_late_verdict_belongs_to_its_own_egg():
     # R out at 2000 (hand gone); a G starts rolling at 3000 and is out at 3200. "R" said at 3100 is
     # R's late verdict, not an early one for G; "G" said at 3100 is early.
