@@ -26,3 +26,12 @@ def test_a_process_that_ignores_ctrl_c_is_named_with_where_it_was_stuck():
         with pytest.raises(AssertionError, match=where):
             interrupt(proc, 1)
         assert proc.poll() is not None
+
+
+def test_a_process_a_test_starts_hears_ctrl_c_even_when_the_suite_was_started_in_the_background():
+    # tests/conftest.py: `cmd &` in a script starts the suite with SIGINT ignored; its children
+    # would inherit that (bit 2 of SigIgn in /proc/PID/status) and no Ctrl-C test could pass.
+    code = "print(open('/proc/self/status').read().split('SigIgn:')[1].split()[0])"
+    ignored = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 check=True).stdout, 16)
+    assert not ignored & (1 << (2 - 1)), f"SIGINT ignored in a child: SigIgn {ignored:#x}"
