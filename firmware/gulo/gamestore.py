@@ -86,10 +86,13 @@ class GameStore:
     def _on_flash(self):
         """The running game's lines on flash (unsealed), none while its set-up line is queued.
         CorruptFile if the log was damaged since the boot read it."""
-        if self.fresh:
-            return []
-        lines, _ = store.load_lines(self.current)
-        return lines or []
+        lines = []  # type: list[str]
+        self._each_on_flash(lines.append)
+        return lines
+
+    def _each_on_flash(self, each):
+        """_on_flash's lines one at a time, to each(text); returns how many."""
+        return 0 if self.fresh else store.read_lines(self.current, each)[0] or 0
 
     def _damaged(self, e):
         self.problem = "game log damaged in play (%s): the game goes on in RAM" % e.reason
@@ -274,7 +277,7 @@ class GameStore:
         is no such log. CorruptFile if an archived game is damaged anywhere: it was written whole,
         so even a torn last line is damage."""
         if name == "current":
-            n = 0 if self.fresh else store.read_lines(self.current, each)[0] or 0
+            n = self._each_on_flash(each)
             for text in self.queue:
                 each(text)
             return n + len(self.queue) or None

@@ -32,13 +32,15 @@ def nest(tmp_path):
     return n
 
 
-def peak_while(send, nest, folder):
-    """(the answer printed, the most memory held at once while it was made, in bytes). Printed
+def peak_while(folder, whole=False):
+    """(the answer printed, the most memory held at once while it was made, in bytes): by the
+    console's `log` command, or (`whole`) by the planted fault that builds it whole. Printed
     straight to a file, as to a serial port: nothing of it kept in memory. Measured in a process
     of its own: tracemalloc counts every thread's allocations, and a pytest-xdist worker's message
     thread allocates while the test runs (66 KB on top of a 6 KB peak, seen)."""
     answer = folder / "answer.txt"
-    proc = subprocess.run([sys.executable, "-c", MEASURE, str(folder), send.__name__, str(answer)],
+    proc = subprocess.run([sys.executable, "-c", MEASURE, str(folder), "whole" if whole else "sent",
+                           str(answer)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return answer.read_text(), int(proc.stdout)
@@ -60,7 +62,7 @@ def built_whole(nest, cmd, name, id):
     print(console.answer(cmd, id, name=name, lines=lines))
 
 folder, how, path = sys.argv[1:]
-send = commands._send_log if how == "_send_log" else built_whole
+send = built_whole if how == "whole" else commands._send_log
 nest = Nest(folder)
 with open(path, "wb", buffering=0) as raw:
     out = io.TextIOWrapper(raw, write_through=True)
@@ -80,12 +82,8 @@ def log_lines(gs, name):
     return lines
 
 
-def built_whole():
-    """The planted fault, by name: MEASURE's `built_whole` builds the answer whole."""
-
-
 def test_the_log_is_answered_whole_and_exact(nest, tmp_path):
-    text, _ = peak_while(commands._send_log, nest, tmp_path)
+    text, _ = peak_while(tmp_path)
     ans = json.loads(text)
     assert ans["ok"] and ans["id"] == 7 and ans["name"] == "0001.jsonl"
     assert ans["lines"] == log_lines(nest.store, "0001.jsonl") and len(ans["lines"]) == LINES
@@ -93,12 +91,12 @@ def test_the_log_is_answered_whole_and_exact(nest, tmp_path):
 
 def test_the_log_is_never_held_whole(nest, tmp_path):
     size = LINES * 90
-    _, peak = peak_while(commands._send_log, nest, tmp_path)
+    _, peak = peak_while(tmp_path)
     assert peak < size / 4, (peak, size)
 
 
 def test_planted_an_answer_built_whole_fails_the_check(nest, tmp_path):
-    text, peak = peak_while(built_whole, nest, tmp_path)
+    text, peak = peak_while(tmp_path, whole=True)
     assert json.loads(text)["lines"]                     # the same answer...
     assert not peak < LINES * 90 / 4, peak               # ...held whole
 
