@@ -1,5 +1,6 @@
 """The egg weigher judged by the worst model: a matrix of detector x model x rate, scored as the
-game judges (eggs leaving within 1 s of each other are one attempt's "two or more out").
+game judges (lab.weighscore: an attempt's eggs are those whose hands or departures fall within its
+1 s end, "two or more out"; an attempt in which the pole fell is the reed's, counted apart).
 
     .venv/bin/python -m lab.bench --only weigher [--traces N] [--out docs/benchmarks.md]
 
@@ -22,7 +23,7 @@ import time
 
 from lab import weighplot
 from lab.weighscore import BLIND, detectors, evaluate_all, score, summary
-from nest.tracegen import run as run_detector
+from lab.weighscore import run as run_detector
 from nest.tracegen import session
 
 CMD = ".venv/bin/python -m lab.bench --only weigher"
@@ -43,7 +44,7 @@ def plot_seed(made):
     best, most = PLOT_SEEDS[0], -1
     for seed in PLOT_SEEDS:
         world, samples = session(seed)
-        r = score(world.truth, run_detector(made["baseline"](world), samples))
+        r = score(world.truth, run_detector(made["baseline"](world), samples, world.truth))
         misses = [w["t_ms"] for w in r["wrong"]] + [e["t_ms"] for e in r["false_events"]]
         n = sum(1 for t in misses if PLOT_SPAN_MS[0] <= t <= PLOT_SPAN_MS[1])
         if n > most:
@@ -80,7 +81,7 @@ def matrix(traces, say=None):
             tots = evaluate_all(made, range(FIRST_SEED, FIRST_SEED + traces), model=model, rate=rate,
                                 merge_ms=MERGE_MS)
             w, b = figures(tots["weigher"]), figures(tots["baseline"])
-            out[(model, rate)] = (w, b, traces, w[3]["changes"])
+            out[(model, rate)] = (w, b, traces, w[3]["changes"], w[3]["pole"])
             if say:
                 say(f"{model} {rate}: weigher {_say(w)}; max-min {_say(b)} "
                     f"({time.monotonic() - t0:.0f} s)")
@@ -90,9 +91,10 @@ def matrix(traces, say=None):
 def matrix_rows(cells, traces):
     cmd = f"{CMD} --traces {traces}" if traces != 300 else CMD
     rows = []
-    for (model, rate), (w, b, n, takes) in cells.items():
+    for (model, rate), (w, b, n, takes, pole) in cells.items():
         tag = "tried on" if model in TUNED_ON else "blind"
-        rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions, {takes} takes",
+        rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions, {takes} attempts scored "
+                               f"({pole} more the pole decided)",
                      "value": f"weigher: {_say(w)}", "baseline": f"max-min: {_say(b)}",
                      "ratio": _meets(rate, w, b), "command": cmd})
     for rate in RATES:

@@ -504,7 +504,8 @@ def _script(rng, p, tl, eggs):
         kind = str(rng.choice(kinds, p=[HANDS[k]["p"] for k in kinds]))
         egg = bowl.pop(int(rng.integers(len(bowl))))
         leaving = [(egg, "take")]
-        alarm = rng.random() < p["p_wrong"]
+        wrong = rng.random() < p["p_wrong"]
+        alarm = wrong
         if rng.random() < p["p_double"] and bowl:
             # a second egg comes up with the first (wedged against it): one lift, both weights
             leaving.append((bowl.pop(int(rng.integers(len(bowl)))), "take"))
@@ -517,7 +518,8 @@ def _script(rng, p, tl, eggs):
         end = t_gone
         for e, _cause in leaving:
             truth.append({"what": "out", "t_in": t_in, "t_ms": t_gone, "colour": e[0], "cause": "take",
-                          "hand": kind, "_mass": e[1], "t_lift": t_lift})
+                          "hand": kind, "_mass": e[1], "t_lift": t_lift,
+                          "demand": None if wrong else egg[0]})
             out.append(e)
         if pole_in and rng.random() < p["p_pole_fall"]:
             t_knock = rng.uniform(t_in + 0.1, t_lift)

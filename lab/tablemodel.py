@@ -424,14 +424,16 @@ class World:
                 t = self.rim_rest(t) + self._u(0.2, 0.8)
             if rng.random() < p["p_touch"]:
                 t = self.touch(t, lifted=rng.random() < 0.3) + self._u(0.2, 1.0)
-            colour = self.demand()
+            colour = demanded = self.demand()
             if rng.random() < p["p_wrong"]:
                 others = [c for c in NOMINAL_G if c != colour and self._pick(c) is not None]
                 colour = others[int(rng.integers(len(others)))] if others else colour
                 wrong = True
             else:
                 wrong = False
+            n = len(self.truth)
             t, failed = self.take(t, colour, p["p_drop"], p["p_pole"])
+            self.truth[n]["demand"] = demanded          # the take's own record comes first
             self.verdicts.append(t + self._u(0.1, 0.5))
             last = not any(self.eggs[i][0] == colour for i in self.in_nest)
             if failed or wrong or last:

@@ -11,8 +11,7 @@ labels that differ from the truth above them. Needs matplotlib (a dev dependency
 import argparse
 import sys
 
-from lab.weighscore import detectors, trace
-from nest.tracegen import run
+from lab.weighscore import detectors, run, trace
 
 
 def _label(ev):
@@ -29,8 +28,8 @@ def plot(seed, t_from, t_to, out, model="world", rate=80):
 
     world, samples = trace(model, seed, rate)
     made = detectors()
-    wev = run(made["weigher"](world), samples)
-    bev = run(made["baseline"](world), samples)
+    wev = run(made["weigher"](world), samples, world.truth)
+    bev = run(made["baseline"](world), samples, world.truth)
     span = [(t, g) for t, g, _ in samples if t_from <= t <= t_to]
     ts = [s[0] / 1000.0 for s in span]
     gs = [s[1] for s in span]

@@ -2,11 +2,15 @@
 
     .venv/bin/python -m lab.weighscore --traces 300 --seed 1
 
-A *change* is an egg leaving the nest, or several leaving close together: eggs whose departures
-are less than MERGE_MS apart (or overlap) form one change. A change is right when
+A *change* is an attempt's eggs, grouped as the game's attempt-end ruling does (docs/attempt-end.md,
+with merge_ms as its AFTER_HAND_MS): eggs whose departures are less than merge_ms apart (or
+overlap), and an egg whose hand (or a touching hand before it) came less than merge_ms after the
+attempt's last hand left, if it left within MOVING_MAX_MS more. A change is right when
 - one egg: exactly one event, `out: 1` with its colour;
 - several: either one `out: 1` per egg with the same colours, or an `out: 2` (the game sees an
   alarm either way), with no `out: 1` of a colour that did not leave.
+A change in which the reed opened (a `pole_out` from its first hand to merge_ms after its last
+hand left) is a pole alarm whatever the weigher says: it is counted apart (`pole`), not scored.
 Each change owns the events from its first hand (or rolling egg) until the next change or pour-back
 begins, at most WINDOW_MS after its last egg left; but an `out: 1` that names the previous egg's
 colour, when that change has no event yet and the next one's egg is not out yet, is the previous
@@ -15,7 +19,9 @@ Any event in no one's window (a fumble, the pole, an idle nest) is a *false even
 marks one `late` when it is what the last change before it was owed and did not get (its egg's
 colour, `out: 2` after several eggs, or a pour-back's `full`): said too late rather than without
 a cause (still false).
-Latency: from the moment the (first) egg is out and the hand has left, to the first event.
+Latency: from the change's last hand leaving (its last contact) to the event by which the game has
+its verdict (one egg: the first event; several: the event by which two eggs have been said).
+The weigher is told each take's demanded colour as the game would (`run`, `demands`).
 An event of a change that comes before its (first) egg's weight has left the bowl is early (a
 verdict on a level that had not settled: a half-lifted egg, the hand still loading it): the change
 is wrong, and counted apart as `early`. The moment is the model's `t_lift` where it gives one (the
@@ -41,7 +47,7 @@ import sys
 
 from lab import realglitches
 from lab.baseline_weigher import BaselineWeigher
-from nest.tracegen import run, session
+from nest.tracegen import session
 
 MODELS = ("world", "phys", "lift", "grip", "table", "hand")
 # the models written blind, by module: each has session(seed, setting, **over) and PARAMS
@@ -64,22 +70,40 @@ def blind_noise_g(world):
 # `--merge-ms 1000` scores as the ruling groups (docs/weigher.md, "Results").
 MERGE_MS = 800
 WINDOW_MS = 2000
+MOVING_MAX_MS = 3000     # gulo.turnflow: the most an attempt waits for a moving nest
 
 
 def _changes(truth, merge_ms=MERGE_MS):
-    outs = sorted((e for e in truth if e["what"] == "out"), key=lambda e: e["t_ms"])
+    # Hands in the order they came: an egg whose hand came before the attempt ended (merge_ms after
+    # the last hand left, the game's AFTER_HAND_MS) is the same attempt's, if it left within
+    # MOVING_MAX_MS more (docs/attempt-end.md); so is one that left within merge_ms of the last egg.
+    hands = sorted((e for e in truth if e["what"] in ("out", "touch")),
+                   key=lambda e: (e["t_in"], e["t_ms"]))
     changes = []
-    for e in outs:
-        c = changes[-1] if changes else None
-        if c is not None and (e["t_ms"] - c["t_last"] <= merge_ms or e["t_in"] < c["t_last"]):
+    c = None
+    t_hand = None              # the last hand of the attempt left the nest (takes and touches)
+    for e in hands:
+        hand = e["what"] == "touch" or e.get("cause") != "drop"
+        joins = (t_hand is not None and e["t_in"] < t_hand + merge_ms
+                 and e["t_ms"] <= c["t_first"] + merge_ms + MOVING_MAX_MS)
+        if e["what"] == "touch":
+            if joins:
+                t_hand = max(t_hand, e["t_ms"])
+            continue
+        if c is not None and (joins or e["t_ms"] - c["t_last"] <= merge_ms or e["t_in"] < c["t_last"]):
             c["colours"].append(e["colour"])
             c["how"] = "several eggs"
             c["t_last"] = max(c["t_last"], e["t_ms"])
             c["t_in"] = min(c["t_in"], e["t_in"])
         else:
-            changes.append({"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
-                            "t_off": min(e.get("t_lift", e["t_ms"]), e["t_ms"]),
-                            "colours": [e["colour"]], "how": e.get("hand", e["cause"])})
+            c = {"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
+                 "t_off": min(e.get("t_lift", e["t_ms"]), e["t_ms"]),
+                 "colours": [e["colour"]], "how": e.get("hand", e["cause"])}
+            changes.append(c)
+            t_hand = None
+        if hand:
+            t_hand = e["t_ms"] if t_hand is None else max(t_hand, e["t_ms"])
+        c["t_hand"] = t_hand if t_hand is not None else c["t_first"]
     for e in truth:
         if e["what"] == "back" and e["eggs"]:
             changes.append({"kind": "back", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"]})
@@ -110,6 +134,17 @@ def _right(change, evs):
     return all(e.get("out") == 1 for e in evs) and sorted(e.get("colour") for e in evs) == sorted(colours)
 
 
+def _verdict_ms(change):
+    """When the game has its verdict on a right change: one egg, its event; several, the event by
+    which two eggs or more have been said (the alarm)."""
+    said = 0
+    for e in change["events"]:
+        said += 2 if e.get("out") == 2 else 1
+        if said >= min(2, len(change["colours"])):
+            return e["t_ms"]
+    return change["events"][-1]["t_ms"]
+
+
 def _tagged(changes, ev):
     """A false event as `--misses` lists it: marked `late` when it is what the last change before
     it was owed (the right colour of the last egg out, `out: 2` after several, or `full` after the
@@ -134,7 +169,7 @@ def score(truth, events, merge_ms=MERGE_MS):
     changes = _changes(truth, merge_ms)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
            "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0,
-           "before_contact": 0}
+           "before_contact": 0, "pole": 0}
     for ev in events:
         home = None
         for i, c in enumerate(changes):
@@ -158,7 +193,11 @@ def score(truth, events, merge_ms=MERGE_MS):
         else:
             res["false"] += 1
             res["false_events"].append(_tagged(changes, ev))
+    poles = [e["t_ms"] for e in truth if e["what"] == "pole_out"]
     for c in changes:
+        if c["kind"] == "out" and any(c["t_in"] <= t <= c["t_hand"] + merge_ms for t in poles):
+            res["pole"] += 1       # the reed opened in the attempt: a pole alarm, whatever was weighed
+            continue
         if c["kind"] == "back":
             res["fulls"] += 1
             if c["events"]:
@@ -173,8 +212,9 @@ def score(truth, events, merge_ms=MERGE_MS):
             res["before_contact"] += 1
         if not early and _right(c, c["events"]):
             res["right"] += 1
-            res["latency"].append(c["events"][0]["t_ms"] - c["t_first"])
-            res["by_how"].setdefault(c["how"], []).append(c["events"][0]["t_ms"] - c["t_first"])
+            lat = _verdict_ms(c) - c["t_hand"]
+            res["latency"].append(lat)
+            res["by_how"].setdefault(c["how"], []).append(lat)
         else:
             res["wrong"].append({"t_ms": c["t_first"], "colours": c["colours"], "events": c["events"]})
     return res
@@ -206,14 +246,46 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
     return t, t.samples
 
 
+def demands(truth):
+    """[(t_in, colour or None)]: the colour the game demands for each take of a session. The
+    take's `demand` where the model gives it (None: a wrong take whose demand the model does not
+    say), else the colour taken (a model without wrong takes)."""
+    takes = {}
+    for e in truth:
+        if e["what"] == "out" and e.get("cause") == "take" and e["t_in"] not in takes:
+            takes[e["t_in"]] = e.get("demand", e["colour"])
+    return sorted(takes.items())
+
+
+def run(detector, samples, truth=()):
+    """Feed samples to a detector (`feed`, `set_pole`); returns its events. A detector with
+    `set_demand` is told each take's demand as the game would: the pick happens only while the
+    nest is at rest (docs/rules.md), so a take whose hand comes while the detector is not at rest
+    leaves the demand as it was; the weigher itself forgets it once it has said an egg."""
+    told = demands(truth) if hasattr(detector, "set_demand") else []
+    i = 0
+    events = []
+    for t, g, pole in samples:
+        while i < len(told) and told[i][0] <= t:
+            if detector.at_rest:
+                detector.set_demand(told[i][1])
+            i += 1
+        detector.set_pole(pole)
+        ev = detector.feed(t, g)
+        if ev is not None:
+            events.append(ev)
+    return events
+
+
 def _empty():
     return {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
-            "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0, "before_contact": 0}
+            "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0, "before_contact": 0,
+            "pole": 0}
 
 
 def _add(tot, seed, r):
     tot["traces"] += 1
-    for k in ("changes", "right", "false", "fulls", "fulls_right", "early", "before_contact"):
+    for k in ("changes", "right", "false", "fulls", "fulls_right", "early", "before_contact", "pole"):
         tot[k] += r[k]
     tot["latency"] += r["latency"]
     tot["full_latency"] += r["full_latency"]
@@ -237,7 +309,7 @@ def evaluate_all(makers, seeds, noise_g=None, model="world", rate=80, over=None,
         if glitches is not None:
             samples = realglitches.add(samples, glitches, seed)
         for name, make in makers.items():
-            _add(tots[name], seed, score(world.truth, run(make(world), samples), merge_ms))
+            _add(tots[name], seed, score(world.truth, run(make(world), samples, world.truth), merge_ms))
     return tots
 
 
@@ -252,6 +324,7 @@ def summary(tot):
     acc = tot["right"] / tot["changes"] if tot["changes"] else 0.0
     return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
             "false": tot["false"], "early": tot["early"], "before_contact": tot.get("before_contact", 0),
+            "pole": tot.get("pole", 0),
             "fulls": tot["fulls"],
             "false_late": sum(1 for k, _, e in tot["misses"] if k == "false" and e.get("late")),
             "fulls_right": tot["fulls_right"],

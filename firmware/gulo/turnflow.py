@@ -69,6 +69,7 @@ class TurnFlow:
         self.word = None            # no tare, a game under way: the family's word on a full nest,
         #                             False while asked (its prompt), True once given (Reveal)
         self.pending = None         # the demanded colour that came out, while CONFIRM runs
+        self.told = None            # the demand the weigher was last given (ATTEMPT only)
         self.confirm_until = 0      # when the attempt may end (moved on while the nest moves)
         self.confirm_last = 0       # when it ends whatever the nest does
         self.prompt = None          # what the device asks for while it waits (SETTLE, pole out)
@@ -168,6 +169,11 @@ class TurnFlow:
 
     def sample(self, t_ms, grams):
         """One load-cell sample (grams); returns the notes it led to."""
+        demand = self.game.demand if self.phase == ATTEMPT else None
+        if demand != self.told:
+            # the weigher waits out a still hold only while a colour is demanded (docs/weigher.md)
+            self.told = demand
+            self.weigher.set_demand(demand)
         ev = self.weigher.feed(t_ms, grams)
         notes = []
         if ev is not None:

@@ -8,6 +8,7 @@
 #        {"t_ms": T, "out": 2}                  two or more eggs left together
 #        {"t_ms": T, "full": True}              all eggs are back: the nest is full again
 #   w.set_pole(seated)                 # the reed switch: the pole's mass is never an egg
+#   w.set_demand(colour)               # the colour the game demands (None between attempts)
 #
 # What the game needs is which eggs left during an attempt, so the weigher compares two SETTLED
 # levels: the nest's level at rest before the attempt and the level it settles at after it.
@@ -22,6 +23,9 @@
 # - Judged: the settled level's difference from the level before, classified against the egg
 #   masses: nothing, one colour, two eggs or more, or every egg back. A difference that is none
 #   of these (a hand resting, part of an egg) is adopted silently only after _T_LONG of calm.
+#   One colour lighter than the demanded one waits for _T_LONG of calm as well: a half-lifted egg
+#   held still weighs less than itself, and the player mostly takes the demanded colour; a wrong
+#   lighter egg is still said, later.
 # - A glitch is not an egg: a median of 3 removes single-sample spikes, and a longer one only
 #   restarts the calm about the same level (a difference of nothing).
 # All arithmetic is on small ints (centigrams; levels in 1/16 cg), so nothing is allocated per
@@ -85,6 +89,8 @@ class Weigher:
         self._pole_now = True
         self.pole_g = pole_g
         self._pole16 = int(pole_g * 100 * _S)
+        self._demand = None    # the demanded colour, and its mass (0: none demanded)
+        self._demand16 = 0
         self.set_masses(masses or DEFAULT_MASSES)
         self.reset()
 
@@ -105,7 +111,18 @@ class Weigher:
         self._tol = min(gap // 2, 150 * _S)   # half the narrowest gap, at most 1.5 g
         self._two = 2 * lo - self._tol        # two eggs or more from here
         self.masses = dict(masses)
+        self.set_demand(self._demand)
         self._set_band()
+
+    def set_demand(self, colour):
+        """The colour the game demands in this attempt (None: none). A settled level that names a
+        lighter colour is then said only after _T_LONG of calm: it may be the demanded egg held
+        half-lifted. An unknown colour is no demand."""
+        self._demand = colour
+        self._demand16 = 0
+        for m, c in self._cols:
+            if c == colour:
+                self._demand16 = m
 
     def reset(self, missing_g=0, keep_noise=True):
         """Forget the nest: the next settled level is learned as the full nest less `missing_g`
@@ -334,6 +351,8 @@ class Weigher:
 
     def _event(self, ev):
         self.events += 1
+        self._demand = None    # the attempt has its egg: what leaves now is no half-lift of it
+        self._demand16 = 0
         return ev
 
     def _judge(self, t_ms, mean16, k):
@@ -379,6 +398,8 @@ class Weigher:
         if delta > 0:
             for m, c in self._cols:
                 if -tol < delta - m < tol:
+                    if m < self._demand16 and not long:
+                        return None    # perhaps the demanded egg, held half-lifted: wait it out
                     self._settle(mean16, False)
                     self.out += 1
                     return self._event({"t_ms": t_ms, "out": 1, "colour": c})

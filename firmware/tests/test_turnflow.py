@@ -91,6 +91,34 @@ def test_the_pole_alarm_is_immediate():
     assert notes[0]["outcome"]["event"] == "alarm" and notes[0]["outcome"]["cause"] == "pole"
 
 
+def _red_held_half_out(tell_weigher=True):
+    """Player 1 must take red (16 g); the hand holds it half out, still, with a purple's weight
+    (12 g) off the bowl for 2 s, then lifts it out: the verdicts."""
+    b = started()
+    b.flow.button("reveal", b.t)
+    b.grams -= 10
+    b.judged()                                      # player 0 took green
+    b.run(1500)
+    if not tell_weigher:
+        b.flow.weigher.set_demand = lambda colour: None
+    b.flow.button("reveal", b.t)
+    assert b.flow.game.demand == "R"
+    b.grams -= 12
+    b.run(2000)
+    b.grams -= 4
+    return b.judged()
+
+
+def test_a_red_egg_held_half_out_still_is_not_a_lighter_wrong_egg():
+    v = _red_held_half_out()
+    assert [x["event"] for x in v] == ["success", "success"], v
+
+
+def test_planted_fault_a_flow_that_does_not_tell_the_demand_calls_the_held_level_a_wrong_egg():
+    v = _red_held_half_out(tell_weigher=False)
+    assert v[-1]["event"] == "alarm" and v[-1]["cause"] == "wrong egg", v
+
+
 def test_unknown_button_is_an_error_note():
     b = started()
     assert "error" in b.flow.button("X", b.t)[0]
@@ -377,7 +405,7 @@ def test_undo_a_wrong_egg_alarm_asks_for_the_round_eggs_out_again():
     b.run(1500)
     b.notes += b.flow.button("reveal", b.t)         # player 1: tile 2 is red
     b.grams -= 14                                   # a yellow egg: the wrong colour, an alarm
-    b.run(1500)
+    b.run(3500)                                     # (lighter than red: said after 3 s of calm)
     assert b.verdicts()[-1]["cause"] == "wrong egg"
     b.grams += 14 + 10                              # every egg poured back, as after any alarm
     b.run(2500)

@@ -70,6 +70,52 @@ def test_planted_fault_a_weigher_that_judges_the_first_calm_names_the_held_level
     assert wrong
 
 
+# ---- what the game knows: a still hold longer than the calm -----------------------------------
+
+def _demanded(W, rate, hold, seed):
+    """The still holds of _still_hold, `hold` ms long, with blue demanded (the game's pick)."""
+    out = []
+    for i, frac in enumerate(FRACS):
+        take = (1500, B, frac, hold)
+        w = W()
+        w.set_demand("B")
+        out.append((run(w, samples(rate, [take], gone_at(take) + 4000, seed + i)), gone_at(take)))
+    return out
+
+
+def test_a_still_hold_longer_than_the_calm_names_no_lighter_colour_than_the_demanded():
+    # the half-lifted blue egg held still for 0.9 and 2.5 s (past the 0.5 s calm) at exactly a
+    # lighter colour's weight: only blue is said, within the 1.5 s after the hand left
+    for rate in RATES:
+        for hold in (900, 2500):
+            for events, gone in _demanded(Weigher, rate, hold, seed=hold):
+                assert _colours(events) == ["B"], (rate, hold, events)
+                assert gone <= events[0]["t_ms"] <= gone + 1500, (rate, hold, events, gone)
+
+
+def test_planted_fault_a_weigher_that_ignores_the_demand_names_the_held_level():
+    W = _planted("if m < self._demand16 and not long:", "if False:")
+    if W is None:
+        return
+    wrong = [ev for rate in RATES for ev, _ in _demanded(W, rate, 900, seed=900)
+             if _colours(ev) != ["B"]]
+    assert wrong
+
+
+def test_a_wrong_lighter_egg_is_still_said_after_the_wait_and_the_demand_ends_with_an_egg():
+    # blue demanded, a green egg taken cleanly: green is said, once 3 s of calm (_T_LONG) have
+    # passed; a yellow egg rolling out after that is said at once (the attempt has its egg)
+    for rate in RATES:
+        take = (1500, 10.0, 1.0, 0)
+        roll = (gone_at(take) + 5000, 14.0, 1.0, 0)
+        w = Weigher()
+        w.set_demand("B")
+        events = run(w, samples(rate, [take, roll], gone_at(roll) + 2000, seed=rate))
+        assert _colours(events) == ["G", "Y"], (rate, events)
+        assert gone_at(take) + 2500 <= events[0]["t_ms"] <= gone_at(take) + 3500, (rate, events)
+        assert events[1]["t_ms"] <= gone_at(roll) + 1500, (rate, events)
+
+
 # ---- a hand that comes back reopens the attempt ----------------------------------------------
 
 def _comes_back(W, rate, seed):

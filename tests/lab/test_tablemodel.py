@@ -61,9 +61,10 @@ def test_truth_schema_and_order(sessions):
         for e in s.truth:
             assert isinstance(e["t_ms"], int)
             if e["what"] == "out":
-                extra = {"t_away"} if e["cause"] == "take" else set()
+                extra = {"t_away", "demand"} if e["cause"] == "take" else set()
                 assert set(e) == {"what", "t_in", "t_ms", "colour", "cause", "hand", "t_lift"} | extra
                 assert e["colour"] in EGG_TABLE and e["cause"] in ("take", "drop")
+                assert e["cause"] == "drop" or e["demand"] in EGG_TABLE
                 assert e["t_in"] <= e["t_lift"] <= e["t_ms"]
                 # the last contact: the tremor's end, or a brush of the rim at most 0.75 s after the lift
                 assert e["cause"] == "drop" or e["t_ms"] - e["t_lift"] <= 750

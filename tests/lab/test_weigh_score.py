@@ -224,14 +224,82 @@ def test_world_refuses_impossible_scripts():
 
 
 def test_scorer_a_roll_within_the_merge_window_is_one_change():
-    # R out at 2000, a G rolls out 900 ms later: two changes at the scorer's 800 ms (so `out: 2`
-    # is wrong), one at the attempt-end ruling's 1000 ms (an alarm either way: `out: 2` right)
-    truth = [out(2000, "R"), out(2900, "G", t_in=2700, cause="drop")]
+    # R out at 2000, a G starts to roll 850 ms later and is out at 900: two changes at the
+    # scorer's 800 ms (so `out: 2` is wrong), one at the attempt-end ruling's 1000 ms (an alarm
+    # either way: `out: 2` right)
+    truth = [out(2000, "R"), out(2900, "G", t_in=2850, cause="drop")]
     evs = [{"t_ms": 3100, "out": 2}]
     r = score(truth, evs)
     assert r["changes"] == 2 and r["right"] == 0, r
     r = score(truth, evs, merge_ms=1000)
     assert r["changes"] == 1 and r["right"] == 1, r
+
+
+def test_scorer_a_hand_that_comes_before_the_attempt_ended_joins_it():
+    # R's hand leaves at 2000; the next hand comes 600 ms later, before the attempt's end (1 s,
+    # docs/attempt-end.md), and takes G out at 3400: the game calls one attempt with two eggs, an
+    # alarm. The same hand 1.2 s later is a turn of its own.
+    evs = [{"t_ms": 2600, "out": 1, "colour": "R"}, {"t_ms": 3900, "out": 1, "colour": "G"}]
+    r = score([out(2000, "R"), out(3400, "G", t_in=2600)], evs, merge_ms=1000)
+    assert r["changes"] == 1 and r["right"] == 1, r
+    # its verdict: when the second egg is said, from the last hand's leaving
+    assert r["latency"] == [3900 - 3400], r
+    r = score([out(2000, "R"), out(3400, "G", t_in=3200)], evs, merge_ms=1000)
+    assert r["changes"] == 2 and r["right"] == 2, r
+
+
+def test_scorer_a_touch_in_the_attempt_carries_it_to_a_take_that_follows():
+    # a hand touches the eggs 0.5 s after R's hand left, lets go at 3000; a take starting 0.6 s
+    # after that is still the same attempt (the nest never came to rest)
+    touch = {"what": "touch", "t_in": 2500, "t_ms": 3000}
+    truth = [out(2000, "R"), touch, out(4200, "G", t_in=3600)]
+    r = score(truth, [{"t_ms": 4700, "out": 2}], merge_ms=1000)
+    assert r["changes"] == 1 and r["right"] == 1, r
+
+
+def test_scorer_an_attempt_in_which_the_pole_fell_is_the_reeds_and_not_scored():
+    # the reed opened during the attempt: a pole alarm whatever the weigher says of the eggs
+    truth = [out(2000, "R"), {"what": "pole_out", "t_ms": 1900}, out(6000, "G")]
+    r = score(truth, [{"t_ms": 6500, "out": 1, "colour": "G"}], merge_ms=1000)
+    assert r["pole"] == 1 and r["changes"] == 1 and r["right"] == 1 and r["false"] == 0, r
+    # a pole that falls after the attempt ended leaves the take to be scored
+    truth[1] = {"what": "pole_out", "t_ms": 3200}
+    r = score(truth, [{"t_ms": 6500, "out": 1, "colour": "G"}], merge_ms=1000)
+    assert r["pole"] == 0 and r["changes"] == 2 and r["right"] == 1, r
+
+
+class _Told:
+    """A detector that records what it is told: at rest unless `busy` holds its sample times."""
+
+    def __init__(self, busy=()):
+        self.busy = busy
+        self.at_rest = True
+        self.told = []
+
+    def set_demand(self, colour):
+        self.told.append(colour)
+
+    def set_pole(self, seated):
+        pass
+
+    def feed(self, t, g):
+        self.at_rest = not any(a <= t < b for a, b in self.busy)
+
+
+def test_the_demand_is_told_as_the_game_picks_only_at_rest():
+    from lab.weighscore import run
+
+    truth = [dict(out(2000, "R"), demand="B"), out(5000, "Y"), dict(out(8000, "G"), demand=None)]
+    samples = [(t, 500.0, True) for t in range(0, 9000, 100)]
+    d = _Told()
+    run(d, samples, truth)
+    # a model's own demand (a wrong take), the colour taken where it has none, None for a wrong
+    # take whose demand the model does not say
+    assert d.told == ["B", "Y", None], d.told
+    # the hand of the second take comes while the nest still moves: no pick could be made
+    d = _Told(busy=[(3500, 4300)])
+    run(d, samples, truth)
+    assert d.told == ["B", None], d.told
 
 
 def test_the_fourth_models_sweep_holds_parameters_it_has():
