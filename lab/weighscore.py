@@ -71,39 +71,41 @@ def blind_noise_g(world):
 MERGE_MS = 800
 WINDOW_MS = 2000
 MOVING_MAX_MS = 3000     # gulo.turnflow: the most an attempt waits for a moving nest
+ATTEMPT_END_MS = 1000    # gulo.turnflow.AFTER_HAND_MS: an attempt ends this long after the hand left
 
 
 def _changes(truth, merge_ms=MERGE_MS):
-    # Hands in the order they came: an egg whose hand came before the attempt ended (merge_ms after
-    # the last hand left, the game's AFTER_HAND_MS) is the same attempt's, if it left within
-    # MOVING_MAX_MS more (docs/attempt-end.md); so is one that left within merge_ms of the last egg.
+    # Hands in the order they came. The attempt ends merge_ms (the game's AFTER_HAND_MS) after its
+    # hand left, or, while a hand that came before then still touches the nest, when it leaves (the
+    # nest moves until then), at most MOVING_MAX_MS later (docs/attempt-end.md). An egg whose hand
+    # came before that end is the attempt's; so is one that left within merge_ms of its last egg.
     hands = sorted((e for e in truth if e["what"] in ("out", "touch")),
                    key=lambda e: (e["t_in"], e["t_ms"]))
     changes = []
     c = None
-    t_hand = None              # the last hand of the attempt left the nest (takes and touches)
+    end = None                 # when the attempt of `c` ends, as far as its hands so far say
     for e in hands:
         hand = e["what"] == "touch" or e.get("cause") != "drop"
-        joins = (t_hand is not None and e["t_in"] < t_hand + merge_ms
-                 and e["t_ms"] <= c["t_first"] + merge_ms + MOVING_MAX_MS)
+        joins = end is not None and e["t_in"] < end
         if e["what"] == "touch":
             if joins:
-                t_hand = max(t_hand, e["t_ms"])
+                end = min(max(end, e["t_ms"]), c["t_first"] + merge_ms + MOVING_MAX_MS)
+                c["t_hand"] = max(c["t_hand"], e["t_ms"])
             continue
         if c is not None and (joins or e["t_ms"] - c["t_last"] <= merge_ms or e["t_in"] < c["t_last"]):
             c["colours"].append(e["colour"])
             c["how"] = "several eggs"
             c["t_last"] = max(c["t_last"], e["t_ms"])
             c["t_in"] = min(c["t_in"], e["t_in"])
+            if hand:
+                c["t_hand"] = max(c["t_hand"], e["t_ms"])
+                end = min(max(end, e["t_ms"]), c["t_first"] + merge_ms + MOVING_MAX_MS)
         else:
             c = {"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
-                 "t_off": min(e.get("t_lift", e["t_ms"]), e["t_ms"]),
+                 "t_hand": e["t_ms"], "t_off": min(e.get("t_lift", e["t_ms"]), e["t_ms"]),
                  "colours": [e["colour"]], "how": e.get("hand", e["cause"])}
             changes.append(c)
-            t_hand = None
-        if hand:
-            t_hand = e["t_ms"] if t_hand is None else max(t_hand, e["t_ms"])
-        c["t_hand"] = t_hand if t_hand is not None else c["t_first"]
+            end = e["t_ms"] + merge_ms if hand else None
     for e in truth:
         if e["what"] == "back" and e["eggs"]:
             changes.append({"kind": "back", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"]})
@@ -247,26 +249,37 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
 
 
 def demands(truth):
-    """[(t_in, colour or None)]: the colour the game demands for each take of a session. The
+    """[(t_pick, colour or None)] for each take of a session: the colour the game demanded, and
+    when it was picked: just before the turn's first hand (a touch after the last attempt ended,
+    its hand left + ATTEMPT_END_MS, else the take's own; none if that came before the end). The
     take's `demand` where the model gives it (None: a wrong take whose demand the model does not
     say), else the colour taken (a model without wrong takes)."""
     takes = {}
     for e in truth:
         if e["what"] == "out" and e.get("cause") == "take" and e["t_in"] not in takes:
-            takes[e["t_in"]] = e.get("demand", e["colour"])
-    return sorted(takes.items())
+            takes[e["t_in"]] = (e["t_ms"], e.get("demand", e["colour"]))
+    touches = sorted(e["t_in"] for e in truth if e["what"] == "touch")
+    out = []
+    ended = None
+    for t_in, (t_ms, colour) in sorted(takes.items()):
+        first = min([t for t in touches if (ended is None or t >= ended) and t < t_in] + [t_in])
+        if ended is None or first >= ended:     # else its hand came in the last attempt: no pick
+            out.append((first, colour))
+        ended = t_ms + ATTEMPT_END_MS
+    return out
 
 
 def run(detector, samples, truth=()):
     """Feed samples to a detector (`feed`, `set_pole`); returns its events. A detector with
-    `set_demand` is told each take's demand as the game would: the pick happens only while the
-    nest is at rest (docs/rules.md), so a take whose hand comes while the detector is not at rest
-    leaves the demand as it was; the weigher itself forgets it once it has said an egg."""
+    `set_demand` is told each take's demand as the game would, at its pick (`demands`): the
+    buttons pick only while the nest is at rest (docs/rules.md), so a turn whose first hand comes
+    while the detector is not at rest leaves the demand as it was (the weigher forgets it itself
+    once it has said an egg)."""
     told = demands(truth) if hasattr(detector, "set_demand") else []
     i = 0
     events = []
     for t, g, pole in samples:
-        while i < len(told) and told[i][0] <= t:
+        while i < len(told) and t >= told[i][0]:
             if detector.at_rest:
                 detector.set_demand(told[i][1])
             i += 1

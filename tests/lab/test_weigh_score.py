@@ -248,13 +248,16 @@ def test_scorer_a_hand_that_comes_before_the_attempt_ended_joins_it():
     assert r["changes"] == 2 and r["right"] == 2, r
 
 
-def test_scorer_a_touch_in_the_attempt_carries_it_to_a_take_that_follows():
-    # a hand touches the eggs 0.5 s after R's hand left, lets go at 3000; a take starting 0.6 s
-    # after that is still the same attempt (the nest never came to rest)
-    touch = {"what": "touch", "t_in": 2500, "t_ms": 3000}
-    truth = [out(2000, "R"), touch, out(4200, "G", t_in=3600)]
-    r = score(truth, [{"t_ms": 4700, "out": 2}], merge_ms=1000)
+def test_scorer_a_touch_in_the_attempt_carries_it_until_that_hand_leaves():
+    # a hand touches the eggs 0.5 s after R's hand left and lets go at 3300: the nest moves until
+    # then, so a take whose hand comes at 3200 is the same attempt; one at 3600 is a turn of its own
+    touch = {"what": "touch", "t_in": 2500, "t_ms": 3300}
+    r = score([out(2000, "R"), touch, out(4200, "G", t_in=3200)], [{"t_ms": 4700, "out": 2}],
+              merge_ms=1000)
     assert r["changes"] == 1 and r["right"] == 1, r
+    r = score([out(2000, "R"), touch, out(4200, "G", t_in=3600)], [{"t_ms": 4700, "out": 2}],
+              merge_ms=1000)
+    assert r["changes"] == 2, r
 
 
 def test_scorer_an_attempt_in_which_the_pole_fell_is_the_reeds_and_not_scored():
@@ -275,31 +278,35 @@ class _Told:
         self.busy = busy
         self.at_rest = True
         self.told = []
+        self.t = 0     # the next sample's time (samples every 100 ms)
 
     def set_demand(self, colour):
-        self.told.append(colour)
+        self.told.append((self.t, colour))
 
     def set_pole(self, seated):
         pass
 
     def feed(self, t, g):
         self.at_rest = not any(a <= t < b for a, b in self.busy)
+        self.t = t + 100
 
 
 def test_the_demand_is_told_as_the_game_picks_only_at_rest():
     from lab.weighscore import run
 
-    truth = [dict(out(2000, "R"), demand="B"), out(5000, "Y"), dict(out(8000, "G"), demand=None)]
+    touch = {"what": "touch", "t_in": 3500, "t_ms": 3900}
+    truth = [dict(out(2000, "R"), demand="B"), touch, out(5000, "Y"), dict(out(8000, "G"), demand=None)]
     samples = [(t, 500.0, True) for t in range(0, 9000, 100)]
     d = _Told()
     run(d, samples, truth)
     # a model's own demand (a wrong take), the colour taken where it has none, None for a wrong
-    # take whose demand the model does not say
-    assert d.told == ["B", "Y", None], d.told
-    # the hand of the second take comes while the nest still moves: no pick could be made
-    d = _Told(busy=[(3500, 4300)])
+    # take whose demand the model does not say; each picked just before the turn's first hand:
+    # the touch after the last attempt ended (its hand left + 1 s), else the take's own hand
+    assert d.told == [(1200, "B"), (3500, "Y"), (7200, None)], d.told
+    # the nest still moved as the turn's first hand came: no pick could be made
+    d = _Told(busy=[(3300, 3600)])
     run(d, samples, truth)
-    assert d.told == ["B", None], d.told
+    assert d.told == [(1200, "B"), (7200, None)], d.told
 
 
 def test_the_fourth_models_sweep_holds_parameters_it_has():
