@@ -60,7 +60,7 @@ def figures(tot):
 
 
 def _say(f):
-    return f"{f[0]:.2f} % right, {f[1]:.1f} false / 500 takes, p95 {f[2]:.0f} ms"
+    return f"{f[0]:.2f} % right, {f[1]:.1f} false / 500 attempts, p95 {f[2]:.0f} ms"
 
 
 def _meets(rate, w, b):

@@ -19,7 +19,7 @@
 #   the rate measured by the nest itself. A value outside the band restarts the calm: a hand that
 #   comes back, a ring, an egg rolling out late all keep the same attempt open, so a late egg
 #   belongs to it, and a lull shorter than _T_END says nothing. Only a new hand ends an attempt
-#   early: the nest weighing more than before it, no egg was held at its last calm.
+#   early: the nest weighing more than before it after a calm of _T_END, no egg was held then.
 # - Judged: the settled level's difference from the level before, classified against the egg
 #   masses: nothing, one colour, two eggs or more, or every egg back. A difference that is none
 #   of these (a hand resting, part of an egg) is adopted silently only after _T_LONG of calm.
@@ -60,7 +60,9 @@ _N_MIN = const(3)           # and at least 3 samples in it (a spread needs sampl
 # Learning the nest, the noise is measured as it goes: the first level waits for 8 samples of it.
 _N_INIT = const(8)
 # A level that names no change is adopted only after the longest the game waits for a moving
-# nest to rest (gulo.turnflow.MOVING_MAX_MS): a hand resting on the eggs lifts long before.
+# nest to rest (gulo.turnflow.MOVING_MAX_MS): a hand resting on the eggs lifts long before. A
+# colour lighter than the demanded one is said only then too: longer than any still hold of a
+# half-lifted egg the models draw (lab.tablemodel: up to 2.5 s, an assumption; docs/weigher.md).
 _T_LONG = const(3000)
 # The band in noise: the signal is a median of 3 (its sd at most 0.67 sigma for gaussian noise)
 # averaged, and the range of n gaussian values exceeds 6 sd with a probability of about 1 % at
@@ -311,14 +313,15 @@ class Weigher:
         lo = self._lo if v >= self._lo else v
         hi = self._hi if v <= self._hi else v
         if hi - lo > self._band:
-            if st == _BUSY and self._q >= _N_MIN and (t_ms - self._t_q) & _WRAP >= _T_READ:
+            if st == _BUSY and self._q >= _N_MIN and (t_ms - self._t_q) & _WRAP >= _T_END:
                 self._cand16 = self._ref * _S + self._sum * _S // self._q   # the last calm's level
                 self._cand_t = self._t_q
             self._calm_from(t_ms, a, y)
             if self._cand_t >= 0 and a * _S > self._level16 + self._band * _S:
                 # a new hand: the nest weighs more than before the attempt (a touch presses the
-                # eggs: AiFi's +30 g), so no egg was held at the last calm: its level is the
-                # attempt's end, and the new hand opens the next attempt
+                # eggs: AiFi's +30 g), so no egg was held at the last calm, which lasted _T_END up
+                # to this sample (a shorter one may be a real plate's undershoot, AiFi): its level
+                # is the attempt's end, and the new hand opens the next attempt
                 self._t_q = self._cand_t
                 ev = self._judge(t_ms, self._cand16, _T_END)
                 if self._state == _REST:

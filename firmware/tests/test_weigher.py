@@ -148,6 +148,29 @@ def test_planted_fault_a_weigher_whose_calm_ends_at_a_lull_says_it_before_the_ha
     assert early
 
 
+def _dip_then_back(W, rate):
+    """A red egg taken; the level dips 2 g lower (a blue egg's weight: a real plate's undershoot,
+    AiFi) for a 400 ms lull, then the hand comes back and presses the eggs (+25 g for 600 ms)."""
+    take = (1500, 16.0, 1.0, 0)
+    lull = gone_at(take)
+    adds = [(lull, -2.0, 400), (lull + 400, 25.0, 600)]
+    return run(W(), samples(rate, [take], lull + 3400, 5, adds=adds))
+
+
+def test_a_hand_that_comes_back_after_a_short_lull_leaves_the_lull_unjudged():
+    # the lull was calm, but not for the 0.5 s a level needs: the egg is named from the level
+    # after the hand has left for good, not from the dip
+    for rate in RATES:
+        assert _colours(_dip_then_back(Weigher, rate)) == ["R"], rate
+
+
+def test_planted_fault_a_weigher_that_judges_a_short_calm_when_a_hand_comes_names_the_dip():
+    W = _planted("& _WRAP >= _T_END:", "& _WRAP >= _T_READ:")
+    if W is None:
+        return
+    assert ["B"] in [_colours(_dip_then_back(W, rate)) for rate in RATES]
+
+
 # ---- a late egg belongs to the attempt -------------------------------------------------------
 
 def _late_egg(W, rate, after):
