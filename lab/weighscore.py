@@ -4,8 +4,9 @@
 
 A *change* is an attempt's eggs, grouped as the game's attempt-end ruling does (docs/attempt-end.md,
 with merge_ms as its AFTER_HAND_MS): eggs whose departures are less than merge_ms apart (or
-overlap), and an egg whose hand (or a touching hand before it) came less than merge_ms after the
-attempt's last hand left, if it left within MOVING_MAX_MS more. A change is right when
+overlap), and an egg whose hand came before the attempt ended: merge_ms after its hand left, or,
+while a hand that came before then still touches the nest, when that hand leaves (at most
+MOVING_MAX_MS more). A change is right when
 - one egg: exactly one event, `out: 1` with its colour;
 - several: either one `out: 1` per egg with the same colours, or an `out: 2` (the game sees an
   alarm either way), with no `out: 1` of a colour that did not leave.
