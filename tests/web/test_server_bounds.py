@@ -122,6 +122,14 @@ def test_the_page_server_closes_a_connection_without_a_request_head_and_caps_con
     assert closed == [True, True] and over_closed
 
 
+def _wait_active(srv, n, timeout=10.0):
+    """Until the control server holds `n` connections (its accept loop polls every 50 ms)."""
+    end = time.monotonic() + timeout
+    while srv._server.active != n:
+        assert time.monotonic() < end, f"{srv._server.active} connections held, not {n}"
+        time.sleep(0.01)
+
+
 def test_the_control_channel_closes_a_connection_without_a_token_line_and_caps_connections(monkeypatch):
     monkeypatch.setattr(control, "FIRST_LINE_S", 3.0)
     monkeypatch.setattr(control, "MAX_CONNECTIONS", 3)
@@ -129,8 +137,9 @@ def test_the_control_channel_closes_a_connection_without_a_token_line_and_caps_c
     try:
         silent = socket.create_connection(srv.address)
         assert closed_within(silent, 20)
+        _wait_active(srv, 0)   # its thread has let go of its slot
         idle = [socket.create_connection(srv.address) for _ in range(3)]
-        time.sleep(0.1)  # accepted (the server's loop polls every 50 ms)
+        _wait_active(srv, 3)   # all accepted (a fixed sleep was too short on a loaded host)
         over = socket.create_connection(srv.address)
         assert closed_within(over, 1.5)   # at once, not by the first-line timeout
         for s in idle:
