@@ -46,6 +46,8 @@ import argparse
 import importlib
 import sys
 
+from gulo.turnflow import AFTER_HAND_MS as ATTEMPT_END_MS  # an attempt ends this long after the hand
+from gulo.turnflow import MOVING_MAX_MS  # and waits at most this much longer for a moving nest
 from lab import realglitches
 from lab.baseline_weigher import BaselineWeigher
 from nest.tracegen import session
@@ -71,8 +73,6 @@ def blind_noise_g(world):
 # `--merge-ms 1000` scores as the ruling groups (docs/weigher.md, "Results").
 MERGE_MS = 800
 WINDOW_MS = 2000
-MOVING_MAX_MS = 3000     # gulo.turnflow: the most an attempt waits for a moving nest
-ATTEMPT_END_MS = 1000    # gulo.turnflow.AFTER_HAND_MS: an attempt ends this long after the hand left
 
 
 def _changes(truth, merge_ms=MERGE_MS):

@@ -38,13 +38,17 @@ def _colours(events):
     return [e.get("colour", e.get("out", "full")) for e in events]
 
 
-def _still_hold(W, rate, hold, seed):
+def _still_hold(W, rate, hold, seed, demand=None, tail=2000):
     """A blue egg held still with the weight of a lighter colour off the bowl for `hold` ms, then
-    lifted out: [(events, when the hand left)] for each lighter colour."""
+    lifted out (`demand`: the colour the game demands): [(events, when the hand left)] for each
+    lighter colour."""
     out = []
     for i, frac in enumerate(FRACS):
         take = (1500, B, frac, hold)
-        out.append((run(W(), samples(rate, [take], gone_at(take) + 2000, seed + i)), gone_at(take)))
+        w = W()
+        if demand is not None:
+            w.set_demand(demand)
+        out.append((run(w, samples(rate, [take], gone_at(take) + tail, seed + i)), gone_at(take)))
     return out
 
 
@@ -74,13 +78,7 @@ def test_planted_fault_a_weigher_that_judges_the_first_calm_names_the_held_level
 
 def _demanded(W, rate, hold, seed):
     """The still holds of _still_hold, `hold` ms long, with blue demanded (the game's pick)."""
-    out = []
-    for i, frac in enumerate(FRACS):
-        take = (1500, B, frac, hold)
-        w = W()
-        w.set_demand("B")
-        out.append((run(w, samples(rate, [take], gone_at(take) + 4000, seed + i)), gone_at(take)))
-    return out
+    return _still_hold(W, rate, hold, seed, demand="B", tail=4000)
 
 
 def test_a_still_hold_longer_than_the_calm_names_no_lighter_colour_than_the_demanded():
