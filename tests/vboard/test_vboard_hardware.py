@@ -144,6 +144,19 @@ def test_buzzer_pwm_is_observable(vboard):
     assert vboard.control.buzzer()["freq"] == 0
 
 
+def test_a_tone_over_before_any_read_is_in_the_buzzer_log_with_its_time(vboard):
+    t0 = vboard.world_ms()
+    run(vboard, (f"from machine import Pin, PWM\nimport time\nbz = PWM(Pin({pins.BUZZER}), freq=220, duty_u16=1000)\n"
+                 "time.sleep_ms(20)\nbz.duty_u16(0)\n"))
+    assert vboard.control.buzzer()["duty_u16"] == 0  # a read now hears nothing
+    log = vboard.control.buzzer_log(t0)
+    assert [(e["freq"], e["duty_u16"]) for e in log] == [(220, 1000), (220, 0)]
+    assert log[0]["t_ms"] >= t0 and 15 <= log[1]["t_ms"] - log[0]["t_ms"] < 1000
+    assert vboard.control.sounded(220, t0) == log[0]["t_ms"]
+    assert vboard.control.sounded(220, log[1]["t_ms"] + 1) is None  # nothing sounded since
+    assert vboard.control.buzzer_log(vboard.world_ms() + 1) == []
+
+
 def test_pins_report_outputs(vboard):
     run(vboard, f"from machine import Pin\nPin({pins.ONBOARD_LED}, Pin.OUT).on()")
     state = vboard.control.pins()[str(pins.ONBOARD_LED)]

@@ -119,6 +119,8 @@ const board = {
   outputs: new Map(),    // pin -> {mode, pull, value} as the firmware set them
   leds: new Map(),       // pin -> hex string of the last bitstream
   pwm: new Map(),        // pin -> {freq, duty_u16}
+  pwmLog: [],            // the last PWM_LOG_MAX writes {t_ms (world), pin, freq, duty_u16}: a short tone
+                         // is over before a poll sees it; the log keeps when it sounded
   worldLog: [],          // JSON strings of world actions, replayed into each VM
   inputsVersion: 0,      // bumped when anything outside changes what a pin would read
   files: null,           // filesystem snapshot carried across resets
@@ -135,6 +137,11 @@ const board = {
 };
 
 const worldMs = () => Math.floor(Date.now() - cfg.epoch_ms);
+const PWM_LOG_MAX = 512; // the siren is 20 writes; a game's tunes between two reads fit many times
+function logPwm(pin, freq, duty_u16) {
+  board.pwmLog.push({ t_ms: worldMs(), pin, freq, duty_u16 });
+  if (board.pwmLog.length > PWM_LOG_MAX) board.pwmLog.shift();
+}
 const irqDueNow = () => board.irqDue !== null &&
   (board.inputsVersion !== board.irqVersion || worldMs() >= board.irqDue);
 
@@ -518,7 +525,10 @@ const jsApi = {
   override: (pin) => (board.overrides.has(pin) ? board.overrides.get(pin) : -1),
   pin_state: (pin, mode, pull, value) => { board.outputs.set(pin, { mode, pull, value }); },
   leds: (pin, hex) => { board.leds.set(pin, hex); if (clock) clock.leds(hex.length / 2); },
-  pwm: (pin, freq, duty) => { if (freq <= 0) board.pwm.delete(pin); else board.pwm.set(pin, { freq, duty_u16: duty }); },
+  pwm: (pin, freq, duty) => {
+    if (freq <= 0) board.pwm.delete(pin); else board.pwm.set(pin, { freq, duty_u16: duty });
+    logPwm(pin, Math.max(freq, 0), freq > 0 ? duty : 0);
+  },
   wdt: (timeout) => { board.wdt = { timeout, deadline: performance.now() + timeout }; },
   wdt_feed: () => { if (board.wdt) board.wdt.deadline = performance.now() + board.wdt.timeout; },
   reset: (cause) => resetFromInside("hard", cause || SOFT_RESET),
@@ -612,6 +622,7 @@ async function boot(kind, cause) {
       board.mode = "friendly";
       board.outputs.clear();
       board.leds.clear();
+      for (const pin of board.pwm.keys()) logPwm(pin, 0, 0);
       board.pwm.clear();
       emitText(ROM_TEXT(cause));
     } else {
@@ -837,7 +848,12 @@ function handleControl(stamped) {
       return ok({ pins });
     }
     case "leds": return ok({ leds: ledColours(req.pin) });
-    case "pwm": return ok({ pwm: board.pwm.get(req.pin) || { freq: 0, duty_u16: 0 } });
+    case "pwm": {
+      const since = Number.isFinite(req.since) ? req.since : Infinity; // no "since": no log
+      const log = board.pwmLog.filter((e) => e.pin === req.pin && e.t_ms >= since)
+        .map(({ t_ms, freq, duty_u16 }) => ({ t_ms, freq, duty_u16 }));
+      return ok({ pwm: board.pwm.get(req.pin) || { freq: 0, duty_u16: 0 }, log });
+    }
     case "mem": return ok({ mem: { ...board.mem } });
     case "timing": return ok({ timing: cfg.timing || "esp32", clock: clock ? clock.snapshot() : null });
     case "wdt": return ok({ wdt: board.wdt ? { timeout: board.wdt.timeout, left_ms: board.wdt.deadline - performance.now() } : null });

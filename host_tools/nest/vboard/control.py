@@ -46,7 +46,7 @@ def handle(board, req):
     if op == "leds":
         return board.board_request({"op": "leds", "pin": hw["LEDS"]})
     if op == "buzzer":
-        return board.board_request({"op": "pwm", "pin": hw["BUZZER"]})
+        return board.board_request({"op": "pwm", "pin": hw["BUZZER"], "since": req.get("since")})
     if op == "world":
         w, t = board.world, board.world_ms()
         return {"ok": True, "t_ms": t, "nest": w.nest_at(t), "pole_seated": w.pole_is_seated(t),
@@ -339,6 +339,16 @@ class ControlClient:
 
     def buzzer(self):
         return self.request("buzzer")["pwm"]
+
+    def buzzer_log(self, since_ms):
+        """Every write to the buzzer PWM from world time `since_ms` on, oldest first, as
+        {"t_ms", "freq", "duty_u16"}: a 160 ms tone may be over before a poll sees it."""
+        return self.request("buzzer", since=since_ms)["log"]
+
+    def sounded(self, freq, since_ms):
+        """World ms of the first write since `since_ms` that sounds `freq` Hz, or None."""
+        return next((e["t_ms"] for e in self.buzzer_log(since_ms) if e["freq"] == freq and e["duty_u16"] > 0),
+                    None)
 
     def pins(self):
         return self.request("pins")["pins"]
