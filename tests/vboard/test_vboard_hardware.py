@@ -146,7 +146,8 @@ def test_buzzer_pwm_is_observable(vboard):
 
 def test_a_tone_over_before_any_read_is_in_the_buzzer_log_with_its_time(vboard):
     t0 = vboard.world_ms()
-    run(vboard, (f"from machine import Pin, PWM\nimport time\nbz = PWM(Pin({pins.BUZZER}), freq=220, duty_u16=1000)\n"
+    run(vboard, ("from machine import Pin, PWM\nimport time\n"
+                 f"bz = PWM(Pin({pins.BUZZER}), freq=220, duty_u16=1000)\n"
                  "time.sleep_ms(20)\nbz.duty_u16(0)\n"))
     assert vboard.control.buzzer()["duty_u16"] == 0  # a read now hears nothing
     log = vboard.control.buzzer_log(t0)
