@@ -80,12 +80,15 @@ class Calibration:
     live gulo.hx711.Scale; out(line): where console lines go; clock(): ms since boot (for
     samples); seated(): the reed's confirmed state (True: the pole in the bowl), read at a tare."""
 
-    def __init__(self, values, scale, out, clock, seated=None):
+    def __init__(self, values, scale, out, clock, seated=None, told=None):
         self.values = values
         self.scale = scale
         self.out = out
         self.clock = clock
         self.seated = seated
+        # () -> (pole seated, demanded colour or None): what the weigher is told with the sample
+        # being streamed, so a recording replays as the board weighed it
+        self.told = told
         self.active = False
         self.pending = {}        # the session's values until done (empty: no session)
         self.noise_g = None      # spread of the steadiest window measured this session
@@ -106,11 +109,24 @@ class Calibration:
         if self._job:
             self._measure(raw)
         if self.stream:
-            self.out('{"ev":"sample","t_ms":%d,"g":%.2f}' % (self.clock(), g))
+            self.out(self._sample_line(g))
         return g
 
+    def _sample_line(self, g):
+        # "pole" and "demand" only when they are not the rest's (seated, none): the stream's
+        # share of the serial line stays as it was at rest (docs/console-tools.md)
+        line = '{"ev":"sample","t_ms":%d,"g":%.2f' % (self.clock(), g)
+        if self.told is not None:
+            seated, demand = self.told()
+            if not seated:
+                line += ',"pole":0'
+            if demand is not None:
+                line += ',"demand":"%s"' % demand
+        return line + "}"
+
     def set_stream(self, on):
-        """Every sample out as an {"ev": "sample"} line (`stream` on), or not."""
+        """Every sample out as an {"ev": "sample"} line (`stream` on), or not. Its "pole": 0 and
+        "demand": C say what the weigher was told with it (absent: seated, none)."""
         self.stream = on
 
     # ---- the session ----------------------------------------------------------------------------

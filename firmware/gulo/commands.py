@@ -153,13 +153,14 @@ def _calibration(nest, cmd, args, id, now):
     if cal is None:
         # It updates the Scale's offset and counts_per_g when done.
         cal = calibration.Calibration(nest.calib.values, nest.scale, print, nest.clock.now,
-                                      lambda: nest.hw.reed.state)
+                                      lambda: nest.hw.reed.state,
+                                      lambda: (nest.flow.pole_seated, nest.flow.demand_told()))
         nest.use_calibration(cal)
     flow = nest.flow
     answer = console.answer
     if cmd == "stream":
         cal.set_stream(args["on"])
-        print(answer(cmd, id, on=cal.stream))
+        print(answer(cmd, id, on=cal.stream, told=True))  # the samples say pole and demand
     elif cmd == "tare":
         cal.measure(cmd, id)
     elif cmd == "calibrate":

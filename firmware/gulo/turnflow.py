@@ -167,9 +167,14 @@ class TurnFlow:
             return self._ask("put the pole back", t_ms)
         return []
 
+    def demand_told(self):
+        """The colour the weigher is told is demanded with the next sample: the game's demand while
+        an attempt is open, else None."""
+        return self.game.demand if self.phase == ATTEMPT else None
+
     def sample(self, t_ms, grams):
         """One load-cell sample (grams); returns the notes it led to."""
-        demand = self.game.demand if self.phase == ATTEMPT else None
+        demand = self.demand_told()
         if demand != self.told:
             # the weigher waits out a still hold only while a colour is demanded (docs/weigher.md)
             self.told = demand

@@ -119,3 +119,17 @@ def test_stream_emits_samples():
     cal.set_stream(True)
     cal.grams(OFFSET + int(12.5 * CPG))
     assert lines == [{"ev": "sample", "t_ms": 1234, "g": 12.5}]
+
+
+def test_streamed_samples_say_what_the_weigher_was_told_with_them():
+    told = [(True, None)]  # type: list[tuple[bool, object]]
+    values = {"offset": OFFSET, "counts_per_g": CPG, "masses": {"G": 10.0}}
+    lines = []
+    cal = Calibration(values, Scale(CPG, OFFSET), lambda s: lines.append(json.loads(s)), lambda: 1234,
+                      None, lambda: told[-1])
+    cal.set_stream(True)
+    for state in ((True, None), (True, "R"), (False, "R"), (False, None)):
+        told.append(state)
+        cal.grams(OFFSET + int(12.5 * CPG))
+    base = {"ev": "sample", "t_ms": 1234, "g": 12.5}
+    assert lines == [base, dict(base, demand="R"), dict(base, pole=0, demand="R"), dict(base, pole=0)]

@@ -132,7 +132,7 @@ EVENTS = {
     "stopped": {},
     "recovered": {"file": str, "detail": ANY},
     "storage": {"freed": [str]},
-    "sample": {"t_ms!": INT, "g!": NUM},
+    "sample": {"t_ms!": INT, "g!": NUM, "pole": INT, "demand": Text(r"[A-Z]", "a colour letter")},
 }
 # Answers, by the command they answer ({"re": cmd, "ok": true, ...}); a refusal has its error.
 ANSWERS = {

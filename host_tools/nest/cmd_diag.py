@@ -12,7 +12,9 @@ tools): it repaints only what changed without flicker and copes with resizes, wh
 ANSI loop would have to reimplement. Off a terminal (a pipe, a test) one status line and one LED
 line per second; the LED line gives each LED as a colour letter (see `LETTERS`) and as the exact
 hex the board holds.
-`--record` writes every sample as CSV `t_ms,grams`, the trace format `nest weigh --replay` reads.
+`--record` writes every sample as CSV `t_ms,grams,pole,demand` (what the board's weigher was told
+with it: the trace replays as the board weighed it), the format `nest weigh --replay` reads; a
+board whose samples do not say it gives `t_ms,grams`.
 `--holds N` (with `--record`) guides N still-hand trials instead of the view, marks each step with
 the board time of the newest sample when Enter is pressed, and measures them (nest.holdstudy).
 """
@@ -225,10 +227,9 @@ def run(args):
     record = None
     if args.record:
         try:
-            record = open(args.record + ".tmp", "w", encoding="utf-8")
+            record = Recording(open(args.record + ".tmp", "w", encoding="utf-8"))
         except OSError as e:
             raise NestError(f"{args.record}: cannot write: {e.strerror}", status=2) from None
-        record.write("t_ms,grams\n")
     view = View()
     tty = sys.stdout.isatty() and args.holds is None   # the drill prints its prompts plainly
     live = None
@@ -237,7 +238,9 @@ def run(args):
         with open_console(args) as con:
             st = con.request("status")
             view.phase = st.get("phase")
-            con.request("stream", on=True)
+            told = con.request("stream", on=True).get("told") is True
+            if record is not None:
+                record.start(told)
             try:
                 if tty:
                     from rich.live import Live
@@ -261,7 +264,7 @@ def run(args):
         if live is not None:
             live.stop()
         if record is not None:
-            record.close()
+            record.file.close()
             os.replace(args.record + ".tmp", args.record)
         if marks["trials"]:   # whatever ended the drill, the trials done are kept with the trace
             from nest.holdstudy import write_marks
@@ -285,7 +288,29 @@ def _sample(ev, view, record):
     ev["t_ms"] = view.board_ms(ev["t_ms"])
     view.sample(ev["t_ms"], ev["g"])
     if record is not None:
-        record.write(f"{ev['t_ms']},{ev['g']:.2f}\n")
+        record.write(ev)
+
+
+class Recording:
+    """The trace `--record` writes. A board that says what its weigher was told with each sample
+    (the stream's answer has "told") gives the columns pole and demand too: `nest weigh --replay`
+    tells its weigher the same, so the replay's events are the board's."""
+
+    def __init__(self, file):
+        self.file = file
+        self.told = None
+
+    def start(self, told):
+        self.told = told
+        self.file.write("t_ms,grams,pole,demand\n" if told else "t_ms,grams\n")
+
+    def write(self, ev):
+        if self.told is None:
+            return   # no header yet: the stream was not switched on
+        row = f"{ev['t_ms']},{ev['g']:.2f}"
+        if self.told:
+            row += f",{0 if ev.get('pole') == 0 else 1},{ev.get('demand') or ''}"
+        self.file.write(row + "\n")
 
 
 def _holds(con, n, view, record, marks):

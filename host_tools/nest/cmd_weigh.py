@@ -3,7 +3,16 @@
 import json
 
 from nest.errors import NestError
-from nest.weigh import make_weigher, parse_masses, read_trace, read_truth, replay, score_truth, truth_steps
+from nest.weigh import (
+    make_weigher,
+    parse_masses,
+    read_recording,
+    read_trace,
+    read_truth,
+    replay,
+    score_truth,
+    truth_steps,
+)
 
 
 def add_parser(sub):
@@ -11,9 +20,10 @@ def add_parser(sub):
         "weigh", help="run the egg weigher over a load-cell trace (or generate one)",
         description="Run the device's egg weigher (gulo.weigher) over a recorded trace and print its "
                     "events as JSON lines. A trace is CSV with the header t_ms,grams (optionally a third "
-                    "column pole: 1 seated, 0 out), one HX711 sample per row, starting with the full nest "
-                    "at rest, at whatever rate it was recorded (the weigher measures it from t_ms). A bad "
-                    "file is reported as FILE:LINE: reason (exit status 2).")
+                    "column pole: 1 seated, 0 out, and a fourth, demand: the colour the game demanded, "
+                    "as `nest diag --record` writes them), one HX711 sample per row, starting with the "
+                    "full nest at rest, at whatever rate it was recorded (the weigher measures it from "
+                    "t_ms). A bad file is reported as FILE:LINE: reason (exit status 2).")
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--replay", metavar="TRACE.csv", help="the trace to run the weigher over")
     mode.add_argument("--holds", metavar="TRACE.csv", nargs="+",
@@ -70,7 +80,8 @@ def run(args):
     if args.generate:
         return _generate(args, masses)
     steps = read_truth(args.truth, masses) if args.truth else None
-    events = replay(read_trace(args.replay), masses, args.pole_g)
+    samples, demands = read_recording(args.replay)
+    events = replay(samples, masses, args.pole_g, demands)
     for ev in events:
         print(json.dumps(ev))
     if steps is not None:

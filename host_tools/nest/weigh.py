@@ -1,8 +1,10 @@
 """Load-cell traces on the host: read and check a trace file, run the device's weigher over it.
 
-A trace is CSV with the header `t_ms,grams` (or `t_ms,grams,pole`), one HX711 sample per row,
-starting with the full nest at rest: `t_ms` an integer that never goes back, `grams` a finite
-number, `pole` 1 (seated) or 0 when the reed switch was recorded too.
+A trace is CSV with the header `t_ms,grams` (or `t_ms,grams,pole`, or `t_ms,grams,pole,demand`),
+one HX711 sample per row, starting with the full nest at rest: `t_ms` an integer that never goes
+back, `grams` a finite number, `pole` 1 (seated) or 0 when the reed switch was recorded too,
+`demand` the colour the game demanded with the sample (empty: none), as `nest diag --record`
+writes what the board's weigher was told.
 """
 
 import math
@@ -33,8 +35,17 @@ def parse_masses(text):
     return masses
 
 
+HEADERS = (["t_ms", "grams"], ["t_ms", "grams", "pole"], ["t_ms", "grams", "pole", "demand"])
+
+
 def read_trace(path):
     """Read a trace file -> [(t_ms, grams, pole or None), ...]; NestError naming FILE:LINE."""
+    return read_recording(path)[0]
+
+
+def read_recording(path):
+    """Read a trace file -> (samples as read_trace gives them, the demand with each sample or
+    None when the trace has no demand column)."""
     try:
         f = open(path, encoding="utf-8", newline="")
     except OSError as e:
@@ -48,10 +59,11 @@ def read_trace(path):
     if not lines:
         raise NestError(f"{path}:1: empty file, expected the header t_ms,grams", status=2)
     header = [h.strip() for h in lines[0].lstrip("\ufeff").split(",")]
-    if header not in (["t_ms", "grams"], ["t_ms", "grams", "pole"]):
-        raise NestError(f"{path}:1: header must be t_ms,grams (or t_ms,grams,pole), got {lines[0]!r}",
-                        status=2)
+    if header not in HEADERS:
+        raise NestError(f"{path}:1: header must be t_ms,grams (or t_ms,grams,pole or "
+                        f"t_ms,grams,pole,demand), got {lines[0]!r}", status=2)
     ncol = len(header)
+    demands = [] if ncol == 4 else None
     last_t = None
     for n, line in enumerate(lines[1:], start=2):
         if not line.strip():
@@ -74,15 +86,20 @@ def read_trace(path):
         if last_t is not None and t < last_t:
             raise NestError(f"{where}: t_ms {t} goes back in time (previous {last_t})", status=2)
         pole = None
-        if ncol == 3:
+        if ncol >= 3:
             if cells[2] not in ("0", "1"):
                 raise NestError(f"{where}: pole must be 1 (seated) or 0, got {cells[2]!r}", status=2)
             pole = cells[2] == "1"
+        if demands is not None:
+            if cells[3] and cells[3] not in DEFAULT_MASSES:
+                raise NestError(f"{where}: demand must be a colour ({' '.join(DEFAULT_MASSES)}) or empty, "
+                                f"got {cells[3]!r}", status=2)
+            demands.append(cells[3] or None)
         last_t = t
         samples.append((t, g, pole))
     if not samples:
         raise NestError(f"{path}:2: no samples after the header", status=2)
-    return samples
+    return samples, demands
 
 
 # The two settings' real rates (docs/weigher.md, sample rate: measured chips, internal oscillator):
@@ -140,13 +157,18 @@ def make_weigher(masses=None, pole_g=POLE_G):
         raise NestError(f"--masses: {e}", status=2) from None
 
 
-def replay(samples, masses=None, pole_g=POLE_G):
-    """Run the weigher over samples; returns its events (dicts, as the device prints them)."""
+def replay(samples, masses=None, pole_g=POLE_G, demands=None):
+    """Run the weigher over samples, told the pole and (`demands`: one per sample) the demanded
+    colour as the board told it; returns its events (dicts, as the device prints them)."""
     w = make_weigher(masses, pole_g)
     events = []
-    for t, g, pole in samples:
+    told = None
+    for i, (t, g, pole) in enumerate(samples):
         if pole is not None:
             w.set_pole(pole)
+        if demands is not None and demands[i] != told:   # on a change only, as gulo.turnflow tells it
+            told = demands[i]
+            w.set_demand(told)
         ev = w.feed(t, g)
         if ev is not None:
             events.append(ev)

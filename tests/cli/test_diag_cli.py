@@ -20,23 +20,30 @@ pytestmark = pytest.mark.board
 
 def test_record_while_an_egg_is_taken_then_replay_finds_it(nest_board, tmp_path):
     fresh_game(nest_board, seed=5)
+    with BoardConsole.open(nest_board.port) as con:
+        con.request("press", button="reveal")   # a colour is demanded: the weigher is told it
+        demand = con.request("status")["state"]["demand"]
+    assert demand in "GPYRB"
     trace = tmp_path / "trace.csv"
     proc = subprocess.Popen([str(NEST), "diag", "--port", nest_board.port, "--record", str(trace),
                              "--seconds", "7"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(2.5)  # the trace starts with the full nest at rest
-    nest_board.control.take("Y")
+    nest_board.control.take(demand)
     out, err = proc.communicate(timeout=40)
     assert proc.returncode == 0, err
     assert "weight" in out and "pole seated" in out and "recorded" in out
     assert "HX711 ok, nest ok;" in out   # the nest's own fault (gulo.nestfault): none
     rows = trace.read_text().splitlines()
-    assert rows[0] == "t_ms,grams"
+    assert rows[0] == "t_ms,grams,pole,demand"
     assert len(rows) > 80  # at least a second of samples (fewer than 80 SPS when the machine is loaded)
+    # what the board's weigher was told with each sample: the demand until its egg was said
+    told = [row.split(",")[2:] for row in rows[1:]]
+    assert told[0] == ["1", demand] and told[-1] == ["1", ""], (told[0], told[-1])
 
     replay = subprocess.run([str(NEST), "weigh", "--replay", str(trace)], capture_output=True, text=True)
     assert replay.returncode == 0, replay.stderr
     events = [json.loads(line) for line in replay.stdout.splitlines()]
-    assert [e for e in events if e.get("out")] == [{"t_ms": events[0]["t_ms"], "out": 1, "colour": "Y"}]
+    assert [e for e in events if e.get("out")] == [{"t_ms": events[0]["t_ms"], "out": 1, "colour": demand}]
 
     # the stream was switched off at the end: the board is quiet again
     with BoardConsole.open(nest_board.port) as con:
@@ -56,14 +63,16 @@ def test_the_stability_line_names_the_nests_own_fault():
 def test_a_recording_across_the_boards_clock_wrap_goes_on_in_order(tmp_path):
     # the board's clock wraps at 2**30 ms (gulo.clock), 12.4 days after boot: the view keeps its
     # last SPARK_S seconds and the trace stays in order across it
-    from nest.cmd_diag import PERIOD_MS, SPARK_S, _sample
+    from nest.cmd_diag import PERIOD_MS, SPARK_S, Recording, _sample
 
     view = View()
     path = tmp_path / "t.csv"
-    with open(path, "w") as record:
+    with open(path, "w") as f:
+        record = Recording(f)
+        record.start(told=True)
         for k in range(800):   # 10 s at 80/s, the wrap after 5 s
             _sample({"t_ms": (PERIOD_MS - 5000 + 12 * k) % PERIOD_MS, "g": 1.0}, view, record)
-    times = [int(line.split(",")[0]) for line in path.read_text().splitlines()]
+    times = [int(line.split(",")[0]) for line in path.read_text().splitlines()[1:]]
     assert times == [PERIOD_MS - 5000 + 12 * k for k in range(800)]
     kept = [t for t, _ in view.samples]
     assert kept[-1] - kept[0] <= SPARK_S * 1000 and len(kept) > 300, (len(kept), kept[0], kept[-1])

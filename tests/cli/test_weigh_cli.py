@@ -103,6 +103,8 @@ BAD_TRACES = [
     ("t_ms,grams\n0,nan\n", ":2: grams 'nan' is not a plausible reading"),
     ("t_ms,grams\n0,inf\n", ":2: grams 'inf' is not a plausible reading"),
     ("t_ms,grams,pole\n0,519.0,1\n12,519.0,yes\n", ":3: pole must be 1 (seated) or 0"),
+    ("t_ms,grams,pole,demand\n0,519.0,1,\n12,519.0,1,X\n", ":3: demand must be a colour"),
+    ("t_ms,grams,demand\n0,519.0,R\n", ":1: header must be t_ms,grams"),
 ]
 
 
@@ -274,3 +276,30 @@ def test_a_bad_truth_file_is_named_with_its_step(tmp_path, capsys, doc, says):
     truth.write_text(doc)
     status, _, err = run_cli(capsys, "weigh", "--replay", str(trace), "--truth", str(truth))
     assert status == 2 and says in err and "Traceback" not in err
+
+
+def _held_red_egg(path, demand_column):
+    """A red egg (16 g) held still 1.5 s with 14 g of it off the bowl (a yellow egg's weight), then
+    lifted out; the game demands red from the start (the column `demand`, when written)."""
+    import random
+
+    rng = random.Random(3)
+    rows = ["t_ms,grams,pole,demand" if demand_column else "t_ms,grams,pole"]
+    for t in range(0, 7000, 12):
+        g = 500.0 - (14.0 if 2000 <= t < 3500 else 16.0 if t >= 3500 else 0.0) + rng.gauss(0, 0.04)
+        rows.append(f"{t},{g:.2f},1" + (f",{'R' if t >= 1800 else ''}" if demand_column else ""))
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_a_recording_with_the_demand_replays_as_the_board_weighed_it(tmp_path, capsys):
+    # `nest diag --record` writes the demand the board's weigher was told: told it, the replay
+    # waits out the still hold as the board does and names the red egg; the same samples without
+    # the column (a replay that ignores it) name the held level as a yellow egg
+    told, untold = tmp_path / "told.csv", tmp_path / "untold.csv"
+    _held_red_egg(told, True)
+    _held_red_egg(untold, False)
+    status, out, err = run_cli(capsys, "weigh", "--replay", str(told))
+    assert status == 0, err
+    assert [e.get("colour") for e in events_of(out)] == ["R"]
+    _, out, _ = run_cli(capsys, "weigh", "--replay", str(untold))
+    assert [e.get("colour") for e in events_of(out)][:1] == ["Y"]
