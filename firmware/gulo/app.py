@@ -3,7 +3,7 @@
 # task started with create_task, one exception handler (a crash is reported and the board resets:
 # the game resumes from flash), asyncio.run(main), and a fresh event loop in `finally`.
 #
-# Tasks (each small, none blocks; idle, only the sampler (10-94/s) and the console wake often):
+# Tasks (each small, none blocks; idle, only the sampler (10-94/s) wakes often):
 #   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds grams
 #             to the flow (and the weigher in it); its wait is bounded, so a silent HX711 is a fault
 #   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm (one sleep)
@@ -15,8 +15,9 @@
 #             (an action's first picture is drawn by Nest.handle itself, before its report)
 #   sound     follows the current tune on the buzzer PWM (a tune's first note is written by
 #             Nest.play itself); sleeps while nothing plays
-#   console   JSON lines in on the USB serial; everything that happens goes out as JSON lines
-#   watchdog  feeds the WDT only while the other tasks show signs of life
+#   console   JSON lines in on the USB serial, woken by the bytes; everything that happens goes
+#             out as JSON lines
+#   watchdog  feeds the WDT only while the sampler shows signs of life
 #
 # Every IRQ handler only sets a flag (gulo.debounce); the work is done in the tasks.
 
@@ -59,9 +60,10 @@ _WDT_MS = const(8000)
 _WRITE_WAIT_MS = const(100)
 # How often the buttons task looks at a Menu held down (a long press: gulo.debounce.LONG_PRESS_MS).
 _HOLD_POLL_MS = const(10)
-# Tasks that run at least once a second whatever happens (the sampler's wait is bounded, the
-# console polls): the others sleep until there is something to do.
-HEARTBEATS = ("sampler", "console")
+# Tasks that run at least once a second whatever happens (the sampler's wait is bounded): the
+# others sleep until there is something to do. One task stuck in a loop stops them all (the
+# scheduler is cooperative), so the sampler's beat stands for every task.
+HEARTBEATS = ("sampler",)
 
 
 class Nest:
@@ -384,14 +386,18 @@ class Nest:
         # would otherwise keep this loop busy until the watchdog reset the board. What has not
         # been read waits in the port's own bounded buffer (the ESP32's stdin ring: 260 bytes,
         # micropython ports/esp32/mphalport.c, stdin_ringbuf_array; more is dropped there).
+        # Asleep between lines in asyncio's IO queue until the line brings a byte (a StreamReader
+        # over stdin, as micropython-lib's aiorepl reads it), not woken every few ms to look.
         stdin = sys.stdin.buffer
         poller = select.poll()
         poller.register(stdin, select.POLLIN)
+        woken = asyncio.StreamReader(stdin)
+        first = None
         while True:
-            self.alive["console"] = True
-            line = self._read_line(poller, stdin)
+            line = self._read_line(poller, stdin, first)
+            first = None
             if line is None:
-                await asyncio.sleep_ms(20)
+                first = await woken.read(1)
                 continue
             # The firmware's one on-demand import: the console's code (gulo.commands with the
             # parser and the calibration) comes with the first line, not at boot: they hold about
@@ -404,14 +410,15 @@ class Nest:
             self.changed()  # a command may change the game, the flow or the LEDs (brightness)
             await asyncio.sleep_ms(0)  # every other task that is ready runs before the next line
 
-    def _read_line(self, poller, stdin):
-        """The next whole console line (bytes), or None once nothing more is waiting. Reads at
-        most one line's worth (bytes past _MAX_LINE are dropped: the line is refused as too
-        long), so one pass is bounded whatever arrives."""
+    def _read_line(self, poller, stdin, ch=None):
+        """The next whole console line (bytes), or None once nothing more is waiting; `ch`: a
+        byte read already. Reads at most one line's worth (bytes past _MAX_LINE are dropped: the
+        line is refused as too long), so one pass is bounded whatever arrives."""
         for _ in range(_MAX_LINE + 2):
-            if not poller.poll(0):
-                return None
-            ch = stdin.read(1)
+            if ch is None:
+                if not poller.poll(0):
+                    return None
+                ch = stdin.read(1)
             if ch in (b"\n", b"\r"):
                 if self.line:
                     line = bytes(self.line)
@@ -419,6 +426,7 @@ class Nest:
                     return line
             elif len(self.line) <= _MAX_LINE:
                 self.line.extend(ch)
+            ch = None
         return None
 
     async def writer(self):

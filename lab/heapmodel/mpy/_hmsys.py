@@ -21,6 +21,13 @@ class _Buffer:
             _pos[0] = 0
         return line[i:j]
 
+    def ioctl(self, req, arg):
+        # MP_STREAM_POLL (3), as asyncio's IO queue asks a stream: readable while the driver has
+        # bytes on the line (the firmware's console awaits a StreamReader over it)
+        if req == 3:
+            return arg & 1 if _vbjs.console else 0
+        return 0
+
 
 class _Stdin:
     def __init__(self):

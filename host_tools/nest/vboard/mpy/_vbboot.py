@@ -53,7 +53,12 @@ _hw = None  # the pin shims (_vbhw), set by _scan_at_every_pass
 
 def _pass():
     _hw.service_due()
+    if _STDIN[0] is not None and _vbjs.stdin_ready():
+        _STDIN[0].set()
     return wake_flags()
+
+
+_STDIN = [None]  # the flag of the task waiting in StdinReader.read, else None
 
 
 _poll = _pass
@@ -246,6 +251,7 @@ def _patch_asyncio():
 
     asyncio.run = run
     asyncio.ThreadSafeFlag = ThreadSafeFlag
+    asyncio.StreamReader = StdinReader
     core.Loop.run_until_complete = run_until_complete
     core.Loop.run_forever = run_forever
 
@@ -305,6 +311,30 @@ class ThreadSafeFlag:
             core.cur_task.data = self
             yield
         self.state = 0
+
+
+class StdinReader:
+    """asyncio.StreamReader over sys.stdin, the one stream the firmware awaits: read(n) sleeps
+    until the serial line has brought a byte. On the ESP32 the IOQueue's poll of stdin wakes the
+    task (extmod/asyncio/stream.py, Stream.read -> core._io_queue.queue_read; ports/esp32
+    mphalport.c, mp_hal_stdio_poll); here every pass of the loop looks (_pass), and the loop's
+    sleep ends when a byte arrives (board.mjs, sleep_ms)."""
+
+    def __init__(self, s):
+        if s is not sys.stdin and s is not sys.stdin.buffer:
+            raise NotImplementedError("the virtual board's StreamReader reads sys.stdin only")
+        self.s = s
+        self.flag = ThreadSafeFlag()
+
+    async def read(self, n=-1):
+        while not _vbjs.stdin_ready():
+            self.flag.clear()
+            _STDIN[0] = self.flag
+            try:
+                await self.flag.wait()
+            finally:
+                _STDIN[0] = None
+        return self.s.read(n)
 
 
 # ---- boot.py / main.py, run as the ESP32 port's pyexec_file does ----
