@@ -71,11 +71,13 @@ _BOOT_MS = _vbjs.world_ms()  # this VM's start: a "hang" fault asked for before 
 def world():
     """The nest, with every action the control channel logged so far applied."""
     global _applied
-    n = _vbjs.world_len()
-    if n != _applied:
-        for e in json.loads(_vbjs.world_log(_applied)):
+    if _vbjs.world_len() != _applied:
+        # counted from the entries read, not from the length read before them: the bridge takes
+        # control requests between any two bytecodes, so one may be logged in between
+        entries = json.loads(_vbjs.world_log(_applied))
+        for e in entries:
             _apply(e)
-        _applied = n
+        _applied += len(entries)
         hx711.world_changed()
     return _world
 
