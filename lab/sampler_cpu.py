@@ -44,7 +44,7 @@ async def sampler(self, flag, *_silence):
             await flag.wait()
         raw = hx.poll()
         if raw is not None:
-            self.last_grams = self.scale.grams(raw)
+            self.last_cg = self.scale.centigrams(raw)
         await asyncio.sleep_ms(0)
 
 gulo.app.Nest.sampler = sampler

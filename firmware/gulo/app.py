@@ -70,7 +70,7 @@ class Nest:
     # Annotations without a value (MicroPython compiles them to nothing): for the type-checker,
     # which cannot tell from __init__'s None what else these hold.
     fault: str | None
-    last_grams: float | None
+    last_cg: int | None
 
     def __init__(self, data="/data", hw=None):
         """Everything the tasks use, once per boot: the flash (storage, settings, calibration),
@@ -88,7 +88,7 @@ class Nest:
         self.tune = sounds.Tune()
         self.fault = None          # the HX711 fault being shown, or None
         self.watch = NestWatch()   # the nest's own fault: never at rest, or a noisy cell
-        self.last_grams = None
+        self.last_cg = None   # the last sample, centigrams
         self.alive = {}
         self.wdt_started = False
         self.line = bytearray()
@@ -255,9 +255,9 @@ class Nest:
                 if self.fault:
                     self.fault = None
                     self.emit({"ev": "fault_cleared", "what": "hx711"})
-                grams = self.scale.grams(raw)
-                self.last_grams = grams
-                self.handle(self.flow.sample(now, grams), now)
+                cg = self.scale.centigrams(raw)   # no float: nothing allocated at rest
+                self.last_cg = cg
+                self.handle(self.flow.sample_cg(now, cg), now)
                 if self.watch.check(self.flow.weigher, now):
                     self._nest_fault(now)
             elif silence.over(now):

@@ -124,6 +124,14 @@ class Calibration:
                 line += ',"demand":"%s"' % demand
         return line + "}"
 
+    def centigrams(self, raw):
+        """As gulo.hx711.Scale.centigrams: through grams() while a session, a measurement or the
+        stream needs every sample, else the scale's own integer path."""
+        if self.pending or self._job or self.stream:
+            g = self.grams(raw)
+            return int(g * 100 + (0.5 if g >= 0 else -0.5))
+        return self.scale.centigrams(raw)
+
     def set_stream(self, on):
         """Every sample out as an {"ev": "sample"} line (`stream` on), or not. Its "pole": 0 and
         "demand": C say what the weigher was told with it (absent: seated, none)."""

@@ -67,7 +67,8 @@ def _dispatch(nest, cmd, args, id):
             nest.handle(notes, now)
     elif cmd == "sensors":
         w = flow.weigher
-        print(answer(cmd, id, grams=nest.last_grams, at_rest=w.at_rest, noise_g=w.noise_g(), sps=w.rate_sps(),
+        grams = None if nest.last_cg is None else nest.last_cg / 100
+        print(answer(cmd, id, grams=grams, at_rest=w.at_rest, noise_g=w.noise_g(), sps=w.rate_sps(),
                      pole_seated=flow.pole_seated, hx711=nest.fault or "ok",
                      nest=nest.watch.word(), mem_alloc=gc.mem_alloc()))
     elif cmd == "io":

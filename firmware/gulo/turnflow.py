@@ -174,12 +174,20 @@ class TurnFlow:
 
     def sample(self, t_ms, grams):
         """One load-cell sample (grams); returns the notes it led to."""
+        return self.sample_cg(t_ms, int(grams * 100 + (0.5 if grams >= 0 else -0.5)))
+
+    def sample_cg(self, t_ms, cg):
+        """One sample in centigrams (the board's path): returns the notes it led to, the empty
+        tuple when nothing happened and no phase waits on time, so a nest at rest allocates
+        nothing here (firmware/tests/test_turnflow.py)."""
         demand = self.demand_told()
         if demand != self.told:
             # the weigher waits out a still hold only while a colour is demanded (docs/weigher.md)
             self.told = demand
             self.weigher.set_demand(demand)
-        ev = self.weigher.feed(t_ms, grams)
+        ev = self.weigher.feed_cg(t_ms, cg)
+        if ev is None and self.phase != CONFIRM and self.phase != SETTLE:
+            return ()   # tick() acts only in CONFIRM and SETTLE
         notes = []
         if ev is not None:
             notes.append({"nest": ev})

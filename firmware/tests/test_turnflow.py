@@ -14,6 +14,7 @@ from gulo.turnflow import (
     TurnFlow,
 )
 
+from fakes import IN_VM, heap_lock, heap_unlock
 from gamekit import POUR_CONFIRM, game_with
 
 FULL = 180.0 + 25.0 + 5 * (10 + 14 + 16 + 18) + 2 * 12  # bowl + pole + eggs (default masses)
@@ -49,6 +50,76 @@ def started():
     b.run(1500)
     assert b.flow.phase == PICK, b.notes
     return b
+
+
+def _conversions_at_rest(flow, t, n, sample):
+    """n conversions of the nest at rest through the board's per-conversion path: the scale, the
+    HX711's silence, the flow (`sample` given the flow, t and the raw count), the nest's watch."""
+    from gulo.hx711 import Scale, Silence
+    from gulo.nestfault import NestWatch
+
+    scale, silence, watch = Scale(2147.0, 30000), Silence(t), NestWatch()
+    counts = [30000 + int((FULL + (0.03 if k % 2 else -0.03)) * 2147.0) for k in range(2)]
+    for _ in range(2):   # the path once unlocked: the watch and the silence start
+        silence.heard(t)
+        sample(flow, t, scale, counts[0])
+        watch.check(flow.weigher, t)
+        t += MS
+    heap_lock()
+    try:
+        for k in range(n):
+            silence.heard(t)
+            silence.over(t)
+            sample(flow, t, scale, counts[k & 1])
+            watch.check(flow.weigher, t)
+            t += MS
+    finally:
+        heap_unlock()
+    return t
+
+
+def _integer_path(flow, t, scale, raw):
+    return flow.sample_cg(t, scale.centigrams(raw))
+
+
+def _float_path(flow, t, scale, raw):
+    return flow.sample(t, scale.grams(raw))
+
+
+def test_the_board_path_allocates_nothing_at_rest_while_picking_and_in_an_attempt():
+    # inside MicroPython: the heap locked, an allocation raises MemoryError (on the ESP32 every
+    # float and every list is one)
+    b = started()
+    b.t = _conversions_at_rest(b.flow, b.t, 200, _integer_path)
+    b.flow.button("reveal", b.t)
+    b.run(500)
+    demand = b.flow.game.demand
+    assert b.flow.phase == ATTEMPT and demand is not None and b.flow.demand_told() == demand
+    _conversions_at_rest(b.flow, b.t, 200, _integer_path)
+    assert b.flow.phase == ATTEMPT
+
+
+def test_planted_fault_the_float_path_allocates_and_the_lock_sees_it():
+    if not IN_VM:
+        return
+    b = started()
+    raised = False
+    try:
+        _conversions_at_rest(b.flow, b.t, 5, _float_path)
+    except MemoryError:
+        raised = True
+    assert raised
+
+
+def test_centigrams_match_grams_within_the_rounding():
+    from gulo.hx711 import Scale
+
+    for cpg, offset in ((2147.0, 30000), (2147.254, -8000), (-418.6, 12345)):
+        scale = Scale(cpg, offset)
+        for g in (0.0, 0.004, 10.0, 16.37, 479.5, -3.2, 1500.0):
+            raw = offset + int(g * cpg)
+            exact = scale.grams(raw) * 100
+            assert abs(scale.centigrams(raw) - exact) <= 0.5 + abs(exact) * 0.5 / abs(cpg) + 1e-6, (cpg, g)
 
 
 def test_starts_once_the_full_nest_is_learned():
