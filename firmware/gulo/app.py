@@ -4,8 +4,9 @@
 # the game resumes from flash), asyncio.run(main), and a fresh event loop in `finally`.
 #
 # Tasks (each small, none blocks; idle, only the sampler (10-94/s) wakes often):
-#   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds grams
-#             to the flow (and the weigher in it); its wait is bounded, so a silent HX711 is a fault
+#   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds
+#             centigrams to the flow (and the weigher in it); its wait is bounded, so a silent
+#             HX711 is a fault
 #   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm (one sleep)
 #   buttons   woken by the buttons' IRQ flag, sleeps out the calm of the one settling, and polls
 #             every 10 ms while Menu is held (a long press undoes the last verdict:

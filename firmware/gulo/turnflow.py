@@ -173,7 +173,8 @@ class TurnFlow:
         return self.game.demand if self.phase == ATTEMPT else None
 
     def sample(self, t_ms, grams):
-        """One load-cell sample (grams); returns the notes it led to."""
+        """One load-cell sample in grams (the tests, the host's models); returns the notes it led
+        to. The board's sampler calls sample_cg."""
         return self.sample_cg(t_ms, int(grams * 100 + (0.5 if grams >= 0 else -0.5)))
 
     def sample_cg(self, t_ms, cg):
