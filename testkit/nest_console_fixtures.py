@@ -29,13 +29,14 @@ NEST_ENV = dict(os.environ, PYTHONFAULTHANDLER="1")
 
 
 @contextlib.contextmanager
-def app_board_in(folder):
+def app_board_in(folder, **kw):
     """The nest firmware on a virtual board (host timing) on `folder`/flash, its log beside it,
-    reset and running (its `ready` line seen); stopped afterwards."""
+    reset and running (its `ready` line seen); stopped afterwards. kw: the board's other options
+    (its world's `seed`)."""
     import serial
 
     board = start_app_board(folder / "flash", baud=0, headless=True, timing="host",
-                            log_path=folder / "vboard.log")
+                            log_path=folder / "vboard.log", **kw)
     try:
         with serial.Serial(board.port, 115200, timeout=0.1) as port:
             board.control.reset()
