@@ -11,7 +11,7 @@ game (a new nest, the pick phase: lab.bench's "ESP32 CPU busy, firmware idle"):
   no weighing    the sampler task reads each conversion (IRQ, readout, scale) but gives it to
                  nobody: no weigher, no turn flow, no nest watch (its HX711 is never silent);
   no sampler     the sampler task sleeps: no HX711 readout at all;
-  no sampler, no console   and the console task sleeps too: no polling of the serial line;
+  no sampler, no console   and the console task replaced by one that only sleeps;
   repl           the board at the REPL (the floor).
 Each line: the board clock's busy share (bytecode x factor + machine calls + I/O) and its parts;
 the differences between lines are what each stage costs.
@@ -63,7 +63,6 @@ NO_CONSOLE = NO_SAMPLER.replace("gulo.app.Nest.sampler = sampler", """gulo.app.N
 
 async def console(self):
     while True:
-        self.alive["console"] = True
         await asyncio.sleep_ms(200)
 
 gulo.app.Nest.console = console""")

@@ -21,6 +21,7 @@
 # single-precision floats never round a 24-bit reading.
 
 from gulo import console
+from gulo.weigher import centigrams
 
 WINDOW = 40            # samples averaged for one reading: 0.5 s at 80 SPS
 MAX_SAMPLES = 480      # 6 s without a steady window: the step is refused
@@ -128,8 +129,7 @@ class Calibration:
         """As gulo.hx711.Scale.centigrams: through grams() while a session, a measurement or the
         stream needs every sample, else the scale's own integer path."""
         if self.pending or self._job or self.stream:
-            g = self.grams(raw)
-            return int(g * 100 + (0.5 if g >= 0 else -0.5))
+            return centigrams(self.grams(raw))
         return self.scale.centigrams(raw)
 
     def set_stream(self, on):

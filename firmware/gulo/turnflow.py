@@ -30,7 +30,7 @@ from gulo import nestcheck
 from gulo.clock import diff, later
 from gulo.rules import EGG_COLOURS, NEST_FULL, RuleError
 from gulo.vocab import BUTTONS
-from gulo.weigher import Weigher
+from gulo.weigher import Weigher, centigrams
 
 SETTLE = "settle"
 PICK = "pick"
@@ -175,7 +175,7 @@ class TurnFlow:
     def sample(self, t_ms, grams):
         """One load-cell sample in grams (the tests, the host's models); returns the notes it led
         to. The board's sampler calls sample_cg."""
-        return self.sample_cg(t_ms, int(grams * 100 + (0.5 if grams >= 0 else -0.5)))
+        return self.sample_cg(t_ms, centigrams(grams))
 
     def sample_cg(self, t_ms, cg):
         """One sample in centigrams (the board's path): returns the notes it led to, the empty

@@ -79,6 +79,11 @@ _ZS = const(6)              # the rest's level follows drift over 2**6 samples (
 _MAD0 = const(32)           # the noise before any is measured: median |dx| of 2 cg (1/16 cg)
 
 
+def centigrams(grams):
+    """Grams (a float) to whole centigrams, rounded half away from zero, as feed_cg takes them."""
+    return int(grams * 100 + (0.5 if grams >= 0 else -0.5))
+
+
 class Weigher:
     def __init__(self, masses=None, pole_g=POLE_G):
         self._mad = _MAD0
@@ -242,7 +247,7 @@ class Weigher:
         is skipped: the fault is the driver's to report."""
         if grams is None:
             return None
-        return self.feed_cg(t_ms, int(grams * 100 + (0.5 if grams >= 0 else -0.5)))
+        return self.feed_cg(t_ms, centigrams(grams))
 
     def feed_cg(self, t_ms, x):
         """One sample in centigrams (int). Returns None or an event dict."""

@@ -264,7 +264,7 @@ def run(args):
         if live is not None:
             live.stop()
         if record is not None:
-            record.file.close()
+            record.close()
             os.replace(args.record + ".tmp", args.record)
         if marks["trials"]:   # whatever ended the drill, the trials done are kept with the trace
             from nest.holdstudy import write_marks
@@ -311,6 +311,9 @@ class Recording:
         if self.told:
             row += f",{0 if ev.get('pole') == 0 else 1},{ev.get('demand') or ''}"
         self.file.write(row + "\n")
+
+    def close(self):
+        self.file.close()
 
 
 def _holds(con, n, view, record, marks):
