@@ -299,14 +299,18 @@ class NestUnderTest:
 
     def answer_first_word(self, timeout=15.0):
         """After a boot with `auto` off: the resumed game's first word (a prompt, or the pick or
-        the attempt) awaited and a prompt answered as a family would; auto answers are back on."""
-        self.auto = True
-        if self.game is None or self.game.winner is not None:
-            return
-        if self.prompt is None and self.phase is None:
-            self.wait(lambda ev: self.prompt is not None or self.phase is not None, timeout)
-        if self.prompt is not None:
-            self.remedy(self.prompt)
+        the attempt) awaited and a prompt answered once, as a family would; auto answers are back
+        on after it, not during the wait: a prompt the wait answered would be answered again here
+        (a second pour, its hand in the bowl while the nest learns the full nest at Reveal)."""
+        try:
+            if self.game is None or self.game.winner is not None:
+                return
+            if self.prompt is None and self.phase is None:
+                self.wait(lambda ev: self.prompt is not None or self.phase is not None, timeout)
+            if self.prompt is not None:
+                self.remedy(self.prompt)
+        finally:
+            self.auto = True
 
     def press_until_action(self, name, timeout=30.0):
         """Hold a button until the board reports the action it leads to, then let go: a short

@@ -4,7 +4,8 @@ Before this, a refused button press during a pick reset the harness's phase to (
 (its turn and demand gone) and dropped a pending prompt (seen by the uncalibrated-resume work,
 2026-11-23). No board: the harness's note handling alone."""
 
-from testkit.boardkit import NestUnderTest
+from gulo.rules import Game
+from testkit.boardkit import POUR_CONFIRM, NestUnderTest
 
 
 def harness():
@@ -32,3 +33,29 @@ def test_phase_and_prompt_notes_still_set_them():
     assert nut.phase == ("attempt", 1, "G")
     nut.handle({"ev": "note", "note": {"prompt": "put the eggs back into the nest"}})
     assert nut.prompt == "put the eggs back into the nest" and nut.phase is None
+
+
+class ScriptedConsole:
+    """The board's lines, as the console would hand them to a wait (no board)."""
+
+    def __init__(self, lines):
+        self.lines = list(lines)
+
+    def wait(self, pred, timeout):
+        while self.lines:
+            if pred(self.lines.pop(0)):
+                return
+        raise AssertionError("not seen")
+
+
+def test_a_first_word_that_comes_while_it_is_awaited_is_answered_once():
+    # Answered twice, a resumed uncalibrated nest's pour prompt poured again while the nest learned
+    # the full nest at Reveal: the second pour's hand was learned with it, an egg too heavy for good.
+    nut = harness()
+    nut.game = Game.new(2, "standard", 1)
+    nut.console = ScriptedConsole([{"ev": "note", "note": {"prompt": POUR_CONFIRM, "pour": True}}])
+    answered = []
+    nut.remedy = answered.append
+    nut.answer_first_word()
+    assert answered == [POUR_CONFIRM]
+    assert nut.auto
