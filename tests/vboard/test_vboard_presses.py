@@ -14,6 +14,7 @@ import time
 import pytest
 
 from gulo import board as pins
+from nest.boardconsole import BoardConsole
 from nest.vboard import launcher
 from testkit.nest_console_fixtures import app_board_in, fresh_game
 
@@ -22,6 +23,7 @@ pytestmark = pytest.mark.board
 STOP_S = 0.3    # the host's stop: twice the press
 PRESS_S = 0.15  # the test's press, as tests/test_firmware_game.py clicks
 REVEAL_PIN = str(launcher.pin_map()["buttons"]["REVEAL"])
+MISSED = []     # the board's status at each press not seen (reveal), for a failure's message
 
 # board.mjs as shipped -> planted: each takes out one part of the rule
 PLANTED = {
@@ -74,7 +76,14 @@ def reveal(board, stop_s):
     end = time.monotonic() + 2.0
     while time.monotonic() < end and board.control.leds()[tile] == hidden:
         time.sleep(0.05)
-    return board.control.leds()[tile] != hidden
+    if board.control.leds()[tile] != hidden:
+        return True
+    # not seen: what the board was doing, for the failure's message
+    with BoardConsole.open(board.port) as con:
+        st = con.request("status", check=False)
+    MISSED.append({"phase": st.get("phase"), "prompt": st.get("prompt"), "need": st.get("need"),
+                   "pins": board.control.pins().get(REVEAL_PIN), "world": board.control.world()["nest"]})
+    return False
 
 
 def test_a_press_is_seen_without_a_stop(app_board):
@@ -84,9 +93,10 @@ def test_a_press_is_seen_without_a_stop(app_board):
 
 def test_a_press_is_seen_though_the_host_stops_the_board_in_the_middle(app_board):
     board, planted = app_board
+    MISSED.clear()
     seen = [reveal(board, STOP_S) for _ in range(3)]
     # the planted board that applies the release when it comes loses every one
-    assert seen == [planted != "applied-at-once"] * 3, seen
+    assert seen == [planted != "applied-at-once"] * 3, (seen, MISSED)
 
 
 def test_a_stop_does_not_delay_the_presses_after_it(app_board):
