@@ -24,6 +24,9 @@ STOP_S = 0.3    # the host's stop: twice the press
 PRESS_S = 0.15  # the test's press, as tests/test_firmware_game.py clicks
 REVEAL_PIN = str(launcher.pin_map()["buttons"]["REVEAL"])
 MISSED = []     # the board's status at each press not seen (reveal), for a failure's message
+# How long the revealed tile may take to light after the release: a starved host's board may lag
+# seconds behind (a press lost waits it out, 3 times on the planted board that loses them).
+LED_WAIT_S = 5.0
 
 # board.mjs as shipped -> planted: each takes out one part of the rule
 PLANTED = {
@@ -73,7 +76,7 @@ def reveal(board, stop_s):
     if stop_s:
         os.kill(board.proc.pid, signal.SIGCONT)
     release.join()
-    end = time.monotonic() + 2.0
+    end = time.monotonic() + LED_WAIT_S
     while time.monotonic() < end and board.control.leds()[tile] == hidden:
         time.sleep(0.05)
     if board.control.leds()[tile] != hidden:
