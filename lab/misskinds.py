@@ -1,0 +1,120 @@
+"""What the nest was doing when the weigher missed: each wrong change of lab.weighscore's scoring
+(the game's attempts), by what came before its first hand.
+
+    .venv/bin/python -m lab.misskinds --model table --rate 80 --traces 100 --seed 1001
+
+For every change the scorer counts wrong (not the pole's, not a pour-back's):
+- one egg or several;
+- the weigher at the change's first hand: at rest (a settled level to judge the change from) or
+  still busy with what came before (no settled level since);
+- how long before that hand the last hand before it left the nest (a take's `t_away`, a touch's
+  or a pour-back's end): under AFTER_HAND_MS, the game's attempt had not even ended, so no turn
+  could have begun; a game's next turn also waits for the verdict, a rest and a pick;
+- a one-egg change whose egg is lighter than the colour demanded (a wrong take: the weigher waits
+  _T_LONG before it names a lighter colour, docs/weigher.md).
+"""
+
+import argparse
+import bisect
+import collections
+
+from gulo.turnflow import AFTER_HAND_MS
+from gulo.weigher import Weigher
+from lab.weighscore import MODELS, _changes, run, score, trace
+
+
+class _Watched:
+    """A weigher whose state at rest is recorded at every sample (to look up at any time)."""
+
+    def __init__(self, weigher):
+        self.w = weigher
+        self.t = []
+        self.rest = []
+
+    def __getattr__(self, name):
+        return getattr(self.w, name)
+
+    def feed(self, t_ms, grams):
+        self.t.append(t_ms)
+        self.rest.append(self.w.at_rest)
+        return self.w.feed(t_ms, grams)
+
+    def at_rest_at(self, t_ms):
+        i = bisect.bisect_right(self.t, t_ms) - 1
+        return self.rest[i] if i >= 0 else False
+
+
+def _hand_left_before(truth, t_in):
+    """When the last hand before `t_in` left the nest (ms), or None."""
+    ends = []
+    for e in truth:
+        if e["what"] == "out" and e.get("cause") != "drop":
+            end = e.get("t_away", e["t_ms"])
+        elif e["what"] in ("touch", "back"):
+            end = e["t_ms"]
+        else:
+            continue
+        if e["t_in"] < t_in and end <= t_in:
+            ends.append(end)
+    return max(ends) if ends else None
+
+
+def kinds(model, rate, seeds, merge_ms=AFTER_HAND_MS):
+    """-> ({(eggs, weigher at the first hand, since the last hand left): [wrong, all]}, wrong
+    one-egg takes of a lighter colour than the demanded one that were missed)."""
+    rows = collections.defaultdict(lambda: [0, 0])
+    lighter = 0
+    for seed in seeds:
+        world, samples = trace(model, seed, rate)
+        w = _Watched(Weigher(masses=world.masses, pole_g=world.pole_g))
+        res = score(world.truth, run(w, samples, world.truth), merge_ms)
+        wrong = {m["t_ms"] for m in res["wrong"]}
+        poles = [e["t_ms"] for e in world.truth if e["what"] == "pole_out"]
+        takes = {e["t_ms"]: e for e in world.truth if e["what"] == "out"}
+        for c in _changes(world.truth, merge_ms):
+            if c["kind"] != "out" or any(c["t_in"] <= t <= c["t_hand"] + merge_ms for t in poles):
+                continue   # as the scorer: a pole alarm whatever was weighed, not scored
+            eggs = "one egg" if len(c["colours"]) == 1 else "several"
+            state = "at rest" if w.at_rest_at(c["t_in"]) else "busy"
+            left = _hand_left_before(world.truth, c["t_in"])
+            if left is None:
+                gap = "none before"
+            else:
+                gap = ("< " if c["t_in"] - left < AFTER_HAND_MS else ">= ") + f"{AFTER_HAND_MS} ms"
+            row = rows[(eggs, state, gap)]
+            row[1] += 1
+            if c["t_first"] not in wrong:
+                continue
+            row[0] += 1
+            take = takes[c["t_first"]]
+            demand = take.get("demand")
+            if (eggs == "one egg" and demand and demand != take["colour"]
+                    and world.masses[take["colour"]] < world.masses[demand]):
+                lighter += 1
+    return rows, lighter
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", choices=MODELS, default="table")
+    ap.add_argument("--rate", type=int, default=80)
+    ap.add_argument("--traces", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1001)
+    a = ap.parse_args(argv)
+    rows, lighter = kinds(a.model, a.rate, range(a.seed, a.seed + a.traces))
+    wrong, changes = sum(r[0] for r in rows.values()), sum(r[1] for r in rows.values())
+    print(f"{a.model} at {a.rate} SPS, {a.traces} sessions from seed {a.seed}: {wrong} of {changes} "
+          f"changes wrong ({100 * (changes - wrong) / changes:.2f} % right)\n")
+    print("| eggs | the weigher at the first hand | since the last hand left | wrong | changes |")
+    print("|---|---|---|---|---|")
+    for (eggs, state, gap), (n, m) in sorted(rows.items(), key=lambda kv: (-kv[1][0], -kv[1][1])):
+        print(f"| {eggs} | {state} | {gap} | {n} | {m} |")
+    late = [r for (_, _, gap), r in rows.items() if not gap.startswith("<")]
+    n, m = sum(r[0] for r in late), sum(r[1] for r in late)
+    print(f"\nchanges whose first hand came {AFTER_HAND_MS} ms or more after the last hand left (or "
+          f"first): {m - n} of {m} right ({100 * (m - n) / max(1, m):.2f} %)")
+    print(f"one egg lighter than the colour demanded (a wrong take), missed: {lighter}")
+
+
+if __name__ == "__main__":
+    main()
