@@ -48,14 +48,23 @@ class ScriptedConsole:
         raise AssertionError("not seen")
 
 
+class ScriptedNest(NestUnderTest):
+    """The harness reading scripted lines, its answers to prompts recorded, not acted."""
+
+    def __init__(self, lines):
+        super().__init__(None, auto=False)
+        self.console = ScriptedConsole(lines)
+        self.answered = []
+
+    def remedy(self, prompt):
+        self.answered.append(prompt)
+
+
 def test_a_first_word_that_comes_while_it_is_awaited_is_answered_once():
     # Answered twice, a resumed uncalibrated nest's pour prompt poured again while the nest learned
     # the full nest at Reveal: the second pour's hand was learned with it, an egg too heavy for good.
-    nut = harness()
-    nut.game = Game.new(2, "standard", 1)
-    nut.console = ScriptedConsole([{"ev": "note", "note": {"prompt": POUR_CONFIRM, "pour": True}}])
-    answered = []
-    nut.remedy = answered.append
+    nut = ScriptedNest([{"ev": "note", "note": {"prompt": POUR_CONFIRM, "pour": True}}])
+    nut.follow(Game.new(2, "standard", 1), [])
     nut.answer_first_word()
-    assert answered == [POUR_CONFIRM]
+    assert nut.answered == [POUR_CONFIRM]
     assert nut.auto
