@@ -268,21 +268,24 @@ class NestUnderTest:
             # The bowl made the game's nest, from what lies on the table (the world, with what is
             # already under way): the eggs that belong in go back; eggs in a player's bag after a
             # success stay out (a resumed game's, once the nest knows the full bowl) and are taken
-            # out one by one once the pouring hand has left. Asked again as each egg moves (the
+            # out one by one once every hand under way has left (an earlier answer's pour too: an
+            # egg taken out under a pouring hand is weighed with the hand). Asked again as each egg moves (the
             # nest's prompt follows the bowl), it does only what is still to do.
             have = dict(world["nest"])
+            at = 0
             for e in world["truth"]:           # what is already under way counts as done
                 if e["t_ms"] > world["t_ms"] and e["what"] == "out":
                     have[e["colour"]] -= 1
                 elif e["t_ms"] > world["t_ms"] and e["what"] == "back":
                     for c, n in e["eggs"].items():
                         have[c] += n
+                if e["t_ms"] > world["t_ms"]:  # an egg out waits for that hand to leave too
+                    at = max(at, e["t_ms"] - world["t_ms"] + 400)
             want = self.game.nest if self.game else NEST_FULL
             missing = {c: want[c] - have[c] for c in NEST_FULL if want[c] > have[c]}
-            at = 0
             if missing:
                 back = self.ctl.pour_back(eggs=missing)
-                at = back["until_ms"] - back["t_ms"] + 400
+                at = max(at, back["until_ms"] - back["t_ms"] + 400)
             for c in NEST_FULL:
                 for _ in range(have[c] - want[c]):
                     self.ctl.drop(c, in_ms=at)
