@@ -20,7 +20,7 @@ import collections
 
 from gulo.turnflow import AFTER_HAND_MS
 from gulo.weigher import Weigher
-from lab.weighscore import MODELS, _changes, run, score, trace
+from lab.weighscore import MODELS, run, score, trace
 
 
 class _Watched:
@@ -68,12 +68,10 @@ def kinds(model, rate, seeds, merge_ms=AFTER_HAND_MS):
         world, samples = trace(model, seed, rate)
         w = _Watched(Weigher(masses=world.masses, pole_g=world.pole_g))
         res = score(world.truth, run(w, samples, world.truth), merge_ms)
-        wrong = {m["t_ms"] for m in res["wrong"]}
-        poles = [e["t_ms"] for e in world.truth if e["what"] == "pole_out"]
         takes = {e["t_ms"]: e for e in world.truth if e["what"] == "out"}
-        for c in _changes(world.truth, merge_ms):
-            if c["kind"] != "out" or any(c["t_in"] <= t <= c["t_hand"] + merge_ms for t in poles):
-                continue   # as the scorer: a pole alarm whatever was weighed, not scored
+        for c in res["attempts"]:
+            if c["verdict"] == "pole":
+                continue   # a pole alarm whatever was weighed: not scored
             eggs = "one egg" if len(c["colours"]) == 1 else "several"
             state = "at rest" if w.at_rest_at(c["t_in"]) else "busy"
             left = _hand_left_before(world.truth, c["t_in"])
@@ -83,7 +81,7 @@ def kinds(model, rate, seeds, merge_ms=AFTER_HAND_MS):
                 gap = ("< " if c["t_in"] - left < AFTER_HAND_MS else ">= ") + f"{AFTER_HAND_MS} ms"
             row = rows[(eggs, state, gap)]
             row[1] += 1
-            if c["t_first"] not in wrong:
+            if c["verdict"] == "right":
                 continue
             row[0] += 1
             take = takes[c["t_first"]]

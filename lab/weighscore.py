@@ -197,9 +197,13 @@ def score(truth, events, merge_ms=MERGE_MS):
             res["false"] += 1
             res["false_events"].append(_tagged(changes, ev))
     poles = [e["t_ms"] for e in truth if e["what"] == "pole_out"]
+    res["attempts"] = []   # the out changes, each with its "verdict": "pole", "right" or "wrong"
     for c in changes:
+        if c["kind"] == "out":
+            res["attempts"].append(c)
         if c["kind"] == "out" and any(c["t_in"] <= t <= c["t_hand"] + merge_ms for t in poles):
             res["pole"] += 1       # the reed opened in the attempt: a pole alarm, whatever was weighed
+            c["verdict"] = "pole"
             continue
         if c["kind"] == "back":
             res["fulls"] += 1
@@ -213,7 +217,8 @@ def score(truth, events, merge_ms=MERGE_MS):
             res["early"] += 1
         elif c["events"] and c["events"][0]["t_ms"] < c["t_first"]:
             res["before_contact"] += 1
-        if not early and _right(c, c["events"]):
+        c["verdict"] = "right" if not early and _right(c, c["events"]) else "wrong"
+        if c["verdict"] == "right":
             res["right"] += 1
             lat = _verdict_ms(c) - c["t_hand"]
             res["latency"].append(lat)

@@ -75,6 +75,16 @@ def test_a_world_action_logged_between_two_reads_of_the_log_is_applied_once(vboa
     assert float(run(vboard, LOGGED_BETWEEN_READS)) == 12.0
 
 
+def test_a_stream_reader_over_anything_but_stdin_is_refused(vboard):
+    # The virtual board's asyncio.StreamReader models the one stream the firmware awaits, the
+    # serial line: over another stream it would answer with the line's readiness, so it refuses.
+    out = run(vboard, "import asyncio, io\n"
+                      "try:\n    asyncio.StreamReader(io.BytesIO(b'x'))\n    print('built')\n"
+                      "except NotImplementedError as e:\n    print('refused:', e)\n"
+                      "import sys\nasyncio.StreamReader(sys.stdin.buffer)\nprint('stdin ok')")
+    assert "refused: the virtual board's StreamReader reads sys.stdin only" in out and "stdin ok" in out, out
+
+
 def test_hx711_data_rate_and_power_down(vboard):
     out = run(vboard, HX711_DRIVER + (
         "hx_read()\n"
