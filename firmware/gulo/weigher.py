@@ -21,8 +21,9 @@
 #   belongs to it, and a lull shorter than _T_END says nothing. Only a new hand ends an attempt
 #   early: the nest weighing more than before it after a calm of _T_END, no egg was held then.
 # - Judged: the settled level's difference from the level before, classified against the egg
-#   masses: nothing, one colour, two eggs or more, or every egg back. A difference that is none
-#   of these (a hand resting, part of an egg) is adopted silently only after _T_LONG of calm.
+#   masses: nothing, one colour, two eggs or more, every egg back, or the eggs last said out
+#   back. A difference that is none of these (a hand resting, part of an egg) is adopted
+#   silently only after _T_LONG of calm.
 #   One colour lighter than the demanded one waits for _T_LONG of calm as well: a half-lifted egg
 #   held still weighs less than itself, and the player mostly takes the demanded colour; a wrong
 #   lighter egg is still said, later.
@@ -397,6 +398,14 @@ class Weigher:
             # level is better known than a short calm's (with the pole's mass if it came or went)
             if self._pole_level == self._pole_now:
                 mean16 = self._level16
+            self._settle(mean16, False)
+            return None
+        if self.out and self._last16 > tol and -tol < delta + self._last16 < tol:
+            # the eggs last said out came back (lifted clear, then put back): the level before
+            # that verdict again, at rest now, so that the next take is weighed from it; any
+            # other rise may be a hand resting still on the eggs and waits _T_LONG
+            back = 2 if self._last16 >= self._two else 1
+            self.out = self.out - back if self.out > back else 0
             self._settle(mean16, False)
             return None
         if delta >= self._two:

@@ -192,6 +192,34 @@ def test_planted_fault_a_weigher_that_closes_the_attempt_early_splits_it():
     assert [2] not in [_colours(_late_egg(W, rate, 400)) for rate in RATES]
 
 
+# ---- an egg said out and put back is in the nest again -----------------------------------------
+
+def _put_back_then_taken(W, rate):
+    """A red egg taken, then a yellow one; the yellow egg is put back 1.2 s after its hand left
+    (lifted clear, then changed: docs/rules.md); 1.2 s later, well inside _T_LONG, a green egg is
+    taken."""
+    red = (1500, 16.0, 1.0, 0)
+    yellow = (gone_at(red) + 2500, 14.0, 1.0, 0)
+    back = gone_at(yellow) + 1200
+    green = (back + 1200, 10.0, 1.0, 0)
+    trace = samples(rate, [red, yellow, green], gone_at(green) + 2500, seed=rate,
+                    adds=[(back, 14.0, None)])
+    return run(W(), trace)
+
+
+def test_the_egg_last_said_out_and_put_back_is_weighed_from_at_once():
+    # the put-back level is the rest the next take is weighed from, without waiting _T_LONG
+    for rate in RATES:
+        assert _colours(_put_back_then_taken(Weigher, rate)) == ["R", "Y", "G"], rate
+
+
+def test_planted_fault_a_weigher_that_waits_out_every_rise_misses_the_next_take():
+    W = _planted("if self.out and self._last16 > tol and", "if False and")
+    if W is None:
+        return
+    assert ["R", "Y"] in [_colours(_put_back_then_taken(W, rate)) for rate in RATES]
+
+
 # ---- a glitch is not an egg ------------------------------------------------------------------
 
 # the read glitches of a real HX711 recording (lab.realglitches: 2.7-10.2 g, one sample), and a
