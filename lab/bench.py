@@ -234,8 +234,7 @@ def splice(old, new, titles):
         keys = {ln.split(" | ")[0].split(",")[0] for ln in fresh}
         before, rest = old.split(budget, 1)
         table, _, after = rest.partition("\n## ")
-        lines = [ln for ln in table.splitlines()
-                 if not (ln.startswith("| weigher ") or ln.split(" | ")[0].split(",")[0] in keys)]
+        lines = [ln for ln in table.splitlines() if ln.split(" | ")[0].split(",")[0] not in keys]
         last = max(i for i, ln in enumerate(lines) if ln.startswith("|"))
         lines[last + 1:last + 1] = fresh
         old = before + budget + "\n".join(lines) + "\n\n## " + after

@@ -64,3 +64,17 @@ def test_the_runner_writes_every_figure_with_its_command(tmp_path):
                  "weigher per-sample cost, rest", "weigher per-sample cost, takes"):
         assert any(w.startswith(name) for w in what), (name, what)
     assert all(r[3] in ("yes", "**NO**", "(no limit)") and r[4].startswith("`") for r in budgets)
+
+
+def test_a_run_of_some_sections_keeps_the_budget_rows_of_the_others():
+    # `--only firmware` must not drop the weigher's budget rows, nor `--only weigher` the firmware's
+    from lab.bench import splice
+
+    budget = "## Firmware budgets (issue 4)\n\n| budget | limit |\n|---|---|\n"
+    old = (budget + "| heap after boot (KB) | 1 |\n| weigher per-sample cost, rest | 0.7 |\n\n"
+           "## Firmware\n\nold firmware\n")
+    new = budget + "| heap after boot (KB) | 2 |\n\n## Firmware\n\nnew firmware\n"
+    both = splice(old, new, ["Firmware"])
+    assert "| weigher per-sample cost, rest | 0.7 |" in both
+    assert "| heap after boot (KB) | 2 |" in both and "| heap after boot (KB) | 1 |" not in both
+    assert "new firmware" in both and "old firmware" not in both
