@@ -3,7 +3,8 @@
 # principle taken out (CPython only: inside MicroPython the firmware is compiled .mpy) must fail
 # the same check. Plain asserts: CPython and inside MicroPython.
 #   settled before judged; a hand that comes back reopens the attempt; a late egg belongs to the
-#   attempt; a glitch is not an egg; nothing allocated at rest.
+#   attempt; an egg said out and put back is in the nest again; a glitch is not an egg; nothing
+#   allocated at rest.
 # And what the game relies on: every colour, two eggs, every egg back, the pole, a relearn.
 
 import sys
@@ -196,8 +197,8 @@ def test_planted_fault_a_weigher_that_closes_the_attempt_early_splits_it():
 
 def _put_back_then_taken(W, rate):
     """A red egg taken, then a yellow one; the yellow egg is put back 1.2 s after its hand left
-    (lifted clear, then changed: docs/rules.md); 1.2 s later, well inside _T_LONG, a green egg is
-    taken."""
+    (lifted clear, then changed, which the rulebook forbids but children do); 1.2 s later, well
+    inside _T_LONG, a green egg is taken."""
     red = (1500, 16.0, 1.0, 0)
     yellow = (gone_at(red) + 2500, 14.0, 1.0, 0)
     back = gone_at(yellow) + 1200
