@@ -197,10 +197,9 @@ def score(truth, events, merge_ms=MERGE_MS):
             res["false"] += 1
             res["false_events"].append(_tagged(changes, ev))
     poles = [e["t_ms"] for e in truth if e["what"] == "pole_out"]
-    res["attempts"] = []   # the out changes, each with its "verdict": "pole", "right" or "wrong"
+    # the out changes, each given its "verdict" below: "pole", "right" or "wrong"
+    res["attempts"] = [c for c in changes if c["kind"] == "out"]
     for c in changes:
-        if c["kind"] == "out":
-            res["attempts"].append(c)
         if c["kind"] == "out" and any(c["t_in"] <= t <= c["t_hand"] + merge_ms for t in poles):
             res["pole"] += 1       # the reed opened in the attempt: a pole alarm, whatever was weighed
             c["verdict"] = "pole"

@@ -269,18 +269,19 @@ class NestUnderTest:
             # already under way): the eggs that belong in go back; eggs in a player's bag after a
             # success stay out (a resumed game's, once the nest knows the full bowl) and are taken
             # out one by one once every hand under way has left (an earlier answer's pour too: an
-            # egg taken out under a pouring hand is weighed with the hand). Asked again as each egg moves (the
-            # nest's prompt follows the bowl), it does only what is still to do.
+            # egg taken out under a pouring hand is weighed with the hand). Asked again as each
+            # egg moves (the nest's prompt follows the bowl), it does only what is still to do.
             have = dict(world["nest"])
             at = 0
             for e in world["truth"]:           # what is already under way counts as done
-                if e["t_ms"] > world["t_ms"] and e["what"] == "out":
+                if e["t_ms"] <= world["t_ms"]:
+                    continue
+                at = max(at, e["t_ms"] - world["t_ms"] + 400)   # an egg out waits for that hand
+                if e["what"] == "out":
                     have[e["colour"]] -= 1
-                elif e["t_ms"] > world["t_ms"] and e["what"] == "back":
+                elif e["what"] == "back":
                     for c, n in e["eggs"].items():
                         have[c] += n
-                if e["t_ms"] > world["t_ms"]:  # an egg out waits for that hand to leave too
-                    at = max(at, e["t_ms"] - world["t_ms"] + 400)
             want = self.game.nest if self.game else NEST_FULL
             missing = {c: want[c] - have[c] for c in NEST_FULL if want[c] > have[c]}
             if missing:
