@@ -126,6 +126,15 @@ class NestUnderTest:
         assert ans["ok"], ans
         return ans
 
+    def wait_saved(self, timeout=20.0):
+        """Until the board says every line it reported is on flash (status `unsaved` 0): the
+        writer puts an action on flash after its report (gulo.app.Nest.writer), and a full
+        flash's write, which first makes room, can take longer than a console round trip."""
+        deadline = time.monotonic() + timeout
+        while (unsaved := self.status()["unsaved"]):
+            assert time.monotonic() < deadline, f"{unsaved} lines still not on flash after {timeout} s"
+            time.sleep(0.05)
+
     # ---- reading the console --------------------------------------------------------------------
     def wait(self, until, timeout=30.0):
         """Handle console lines until `until(line)`; returns that line."""

@@ -46,7 +46,7 @@ def _dispatch(nest, cmd, args, id):
         # the fault: the HX711's (unplugged, saturated) first, else the nest's (gulo.nestfault)
         print(answer(cmd, id, phase=flow.phase, prompt=flow.prompt, need=flow.need,
                      fault=nest.fault or nest.watch.detail(), appeal=flow.appeal(now),
-                     state=flow.game.state()))
+                     state=flow.game.state(), unsaved=nest.store.unsaved()))
     elif cmd == "new":
         values = nest.config.values
         nest.start_game(args.get("players", values["players"]), args.get("variant", values["variant"]),

@@ -157,6 +157,10 @@ class GameStore:
             self.finish()
         return True
 
+    def unsaved(self):
+        """Lines recorded and not yet on flash: 0 when a power cut now would lose nothing."""
+        return len(self.queue)
+
     def close(self):
         """The game is won: archive it once its last lines are written (by `flush`)."""
         self.closing = True

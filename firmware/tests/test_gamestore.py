@@ -196,11 +196,11 @@ def test_a_queued_line_survives_a_failed_write_and_goes_out_with_the_next():
     try:
         gs.record({"do": "take", "egg": "G"})
         assert gs.flush() is False
-        assert gs.problem.startswith("cannot write") and gs.queue
+        assert gs.problem.startswith("cannot write") and gs.unsaved() == 1
         assert json.loads(log_lines(gs, "current")[-1]) == {"do": "take", "egg": "G"}  # the game in RAM
     finally:
         store.append, store.replace = real
-    assert gs.flush() is True and gs.problem is None and gs.queue == []
+    assert gs.flush() is True and gs.problem is None and gs.unsaved() == 0
     g.apply({"do": "take", "egg": "G"})
     game, problem = GameStore(d).resume()
     assert problem is None and state_json(game) == state_json(g)

@@ -98,8 +98,11 @@ def test_a_hang_mid_game_is_reset_by_the_watchdog_and_the_game_resumes(vboard_fa
         colour = demand[-1]["state"]["demand"]
         board.control.take(colour)
         console.wait(lambda ev: ev.get("ev") == "action" and ev["action"]["do"] == "take")
-        console.send(cmd="status", id=3)
-        before = console.wait(lambda ev: ev.get("re") == "status")[-1]["state"]
+        before = None
+        while before is None:  # until the take is on flash (the writer follows the report)
+            console.send(cmd="status", id=3)
+            answer = console.wait(lambda ev: ev.get("re") == "status")[-1]
+            before = None if answer["unsaved"] else answer["state"]
         assert before["positions"][0] == 1 and before["nest"][colour] == 4
         name = "current"  # the running game's log
         console.send(cmd="log", name=name, id=5)

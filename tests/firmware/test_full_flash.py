@@ -35,7 +35,9 @@ with open('/.nest/stage/0', 'wb') as s: s.write(b'y' * 16384)
 
 
 def fill_flash(nest, stage):
-    """Stop the app, fill the flash (a stage file first if `stage`), boot again; the ready line."""
+    """Stop the app once the game is on flash, fill the flash (a stage file first if `stage`),
+    boot again; the ready line."""
+    nest.wait_saved()
     nest.close()
     out = mpremote(nest.board, "exec", FILL.format(stage=STAGE if stage else ""))
     assert "full 28" in out.stdout, out.stdout + out.stderr
@@ -73,11 +75,12 @@ def test_a_full_flash_frees_a_deploys_stage_and_saves(tmp_path):
         fill_flash(nest, stage=True)
         mark = len(nest.seen)
         nest.play_turn("roll")
+        nest.wait_saved()  # the room made and the turn written (reported before `unsaved` is 0)
         events = storage_events(nest, mark)
         assert {"ev": "storage", "freed": ["/.nest/stage/0"]} in events
         assert not [ev for ev in events if ev.get("ev") == "fault"]
         nest.check_log("current")
-        # what is on the flash folder after a power cut is the whole game (read back by the firmware)
+        # what is on flash after a power cut is the whole game (read back by the firmware)
         nest.ctl.power_cut(off_ms=0)
         ready = nest.after_boot()
         assert ready["resumed"] and ready["state"] == nest.game.state()
