@@ -4,6 +4,7 @@ the watchdog, after which the game resumes exactly where it was (a flash folder 
 over the reset)."""
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -98,11 +99,14 @@ def test_a_hang_mid_game_is_reset_by_the_watchdog_and_the_game_resumes(vboard_fa
         colour = demand[-1]["state"]["demand"]
         board.control.take(colour)
         console.wait(lambda ev: ev.get("ev") == "action" and ev["action"]["do"] == "take")
-        before = None
-        while before is None:  # until the take is on flash (the writer follows the report)
+        for _ in range(200):  # until the take is on flash (the writer follows the report)
             console.send(cmd="status", id=3)
             answer = console.wait(lambda ev: ev.get("re") == "status")[-1]
-            before = None if answer["unsaved"] else answer["state"]
+            if not answer["unsaved"]:
+                break
+            time.sleep(0.05)
+        before = answer["state"]
+        assert not answer["unsaved"], answer
         assert before["positions"][0] == 1 and before["nest"][colour] == 4
         name = "current"  # the running game's log
         console.send(cmd="log", name=name, id=5)
