@@ -127,13 +127,8 @@ class NestUnderTest:
         return ans
 
     def wait_saved(self, timeout=20.0):
-        """Until the board says every line it reported is on flash (status `unsaved` 0): the
-        writer puts an action on flash after its report (gulo.app.Nest.writer), and a full
-        flash's write, which first makes room, can take longer than a console round trip."""
-        deadline = time.monotonic() + timeout
-        while (unsaved := self.status()["unsaved"]):
-            assert time.monotonic() < deadline, f"{unsaved} lines still not on flash after {timeout} s"
-            time.sleep(0.05)
+        """The status once every line the board reported is on flash (status_when_saved)."""
+        return status_when_saved(self.status, timeout)
 
     # ---- reading the console --------------------------------------------------------------------
     def wait(self, until, timeout=30.0):
@@ -463,6 +458,17 @@ class NestUnderTest:
         self.phase = self.prompt = None
         self.wait(lambda ev: ev.get("ev") == "ready", timeout)
         return self.ready
+
+
+def status_when_saved(ask_status, timeout=20.0):
+    """The first status answer (ask_status() returns one) whose `unsaved` is 0: every line the board
+    reported is on flash. The writer puts an action on flash after its report (gulo.app.Nest.writer),
+    and a full flash's write, which first makes room, can take longer than a console round trip."""
+    deadline = time.monotonic() + timeout
+    while (status := ask_status())["unsaved"]:
+        assert time.monotonic() < deadline, f"{status['unsaved']} lines still not on flash after {timeout} s"
+        time.sleep(0.05)
+    return status
 
 
 @contextlib.contextmanager
