@@ -8,8 +8,8 @@ checkout's, e.g. a `git worktree` of an older commit, for the same figures befor
 booted `rounds` times into each variant of main.py and measured for `seconds` at the start of a
 game (a new nest, the pick phase: lab.bench's "ESP32 CPU busy, firmware idle"):
   app            the firmware as it ships;
-  no weighing    the sampler task reads each conversion (IRQ, readout, scale) but gives it to
-                 nobody: no weigher, no turn flow, no nest watch (its HX711 is never silent);
+  no weighing    the sampler task reads each conversion (its looks, readout, scale) but gives it
+                 to nobody: no weigher, no turn flow, no nest watch;
   no sampler     the sampler task sleeps: no HX711 readout at all;
   no sampler, no console   and the console task replaced by one that only sleeps;
   repl           the board at the REPL (the floor).
@@ -36,23 +36,24 @@ RUN = "import gulo.app\ngulo.app.run()\n"
 NO_WEIGHING = """import asyncio
 import gulo.app
 
-async def sampler(self, flag, *_silence):
+async def sampler(self, silence):
     hx = self.hw.hx
     while True:
         self.alive["sampler"] = True
-        if not hx.ready():
-            await flag.wait()
-        raw = hx.poll()
-        if raw is not None:
-            self.last_cg = self.scale.centigrams(raw)
-        await asyncio.sleep_ms(0)
+        now = self.clock.now()
+        if hx.ready():
+            silence.heard(now)
+            raw = hx.poll()
+            if raw is not None:
+                self.last_cg = self.scale.centigrams(raw)
+        await asyncio.sleep_ms(silence.look_in_ms(self.clock.now()))
 
 gulo.app.Nest.sampler = sampler
 """ + RUN
 NO_SAMPLER = """import asyncio
 import gulo.app
 
-async def sampler(self, flag, *_silence):
+async def sampler(self, *_args):
     while True:
         self.alive["sampler"] = True
         await asyncio.sleep_ms(200)

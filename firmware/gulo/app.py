@@ -4,9 +4,8 @@
 # the game resumes from flash), asyncio.run(main), and a fresh event loop in `finally`.
 #
 # Tasks (each small, none blocks; idle, only the sampler (10-94/s) wakes often):
-#   sampler   woken by the HX711's DOUT falling edge (a conversion is ready; 10-94/s), feeds
-#             centigrams to the flow (and the weigher in it); its wait is bounded, so a silent
-#             HX711 is a fault
+#   sampler   looks at the HX711's DOUT about when a conversion is due (10-94/s), feeds
+#             centigrams to the flow (and the weigher in it); a silent HX711 is a fault
 #   pole      woken by the reed IRQ's flag, confirms the state after 20 ms of calm (one sleep)
 #   buttons   woken by the buttons' IRQ flag, sleeps out the calm of the one settling, and polls
 #             every 10 ms while Menu is held (a long press undoes the last verdict:
@@ -20,7 +19,8 @@
 #             out as JSON lines
 #   watchdog  feeds the WDT only while the sampler shows signs of life
 #
-# Every IRQ handler only sets a flag (gulo.debounce); the work is done in the tasks.
+# Every IRQ handler (the reed's, the buttons') only sets a flag (gulo.debounce); the work is
+# done in the tasks.
 
 import asyncio
 import gc
@@ -61,9 +61,10 @@ _WDT_MS = const(8000)
 _WRITE_WAIT_MS = const(100)
 # How often the buttons task looks at a Menu held down (a long press: gulo.debounce.LONG_PRESS_MS).
 _HOLD_POLL_MS = const(10)
-# Tasks that run at least once a second whatever happens (the sampler's wait is bounded): the
-# others sleep until there is something to do. One task stuck in a loop stops them all (the
-# scheduler is cooperative), so the sampler's beat stands for every task.
+# Tasks that run at least once a second whatever happens (the sampler looks at DOUT at least
+# every SILENCE_MAX_MS: gulo.hx711): the others sleep until there is something to do. One task
+# stuck in a loop stops them all (the scheduler is cooperative), so the sampler's beat stands
+# for every task.
 HEARTBEATS = ("sampler",)
 
 
@@ -236,48 +237,36 @@ class Nest:
 
     # ---- tasks -------------------------------------------------------------------------------------
 
-    async def sampler(self, flag, silence):
+    async def sampler(self, silence):
+        # Looks at DOUT when Silence.look_in_ms says (a conversion is ready once it has fallen),
+        # on a sleep, not on DOUT's interrupt: asyncio wakes a task on an interrupt only through
+        # a ThreadSafeFlag, whose every wait allocates (a generator, the IO queue's entry and the
+        # poller's record: extmod/asyncio/event.py, core.py IOQueue._enqueue, extmod/modselect.c
+        # poll_set_add_obj), 80-94 times a second; sleep_ms allocates nothing (core.py's
+        # SingletonGenerator). A silent HX711 is found by the same looks.
         hx = self.hw.hx
         while True:
             self.alive["sampler"] = True
-            if not hx.ready():
-                # Asleep until DOUT falls (the IRQ sets `flag`) or the HX711 has been quiet for
-                # as long as makes a fault (hx_silence sets it then).
-                await flag.wait()
             now = self.clock.now()
             if hx.ready():
                 silence.heard(now)
-            try:
-                raw = hx.poll()
-            except HX711Fault as e:  # a saturated reading. Only the driver's own fault: any
-                raw = None           # other exception is a bug, for the crash handler (_crash)
-                self._hx_fault(str(e), now)
-            if raw is not None:
-                if self.fault:
-                    self.fault = None
-                    self.emit({"ev": "fault_cleared", "what": "hx711"})
-                cg = self.scale.centigrams(raw)   # no float: nothing allocated at rest
-                self.last_cg = cg
-                self.handle(self.flow.sample_cg(now, cg), now)
-                if self.watch.check(self.flow.weigher, now):
-                    self._nest_fault(now)
+                try:
+                    raw = hx.poll()
+                except HX711Fault as e:  # a saturated reading. Only the driver's own fault: any
+                    raw = None           # other exception is a bug, for the crash handler (_crash)
+                    self._hx_fault(str(e), now)
+                if raw is not None:
+                    if self.fault:
+                        self.fault = None
+                        self.emit({"ev": "fault_cleared", "what": "hx711"})
+                    cg = self.scale.centigrams(raw)   # no float: nothing allocated at rest
+                    self.last_cg = cg
+                    self.handle(self.flow.sample_cg(now, cg), now)
+                    if self.watch.check(self.flow.weigher, now):
+                        self._nest_fault(now)
             elif silence.over(now):
                 self._hx_fault("no answer from the HX711 (unplugged?)", now)
-            await asyncio.sleep_ms(0)  # let the others run before the next wait
-
-    async def hx_silence(self, flag, silence):
-        # An unplugged HX711 never pulls DOUT down, so nothing else would wake the sampler: this
-        # wakes it once the silence that makes a fault has passed (at the measured rate: 10 SPS
-        # is no fault). One sleep per such silence, not a timeout around each of the sampler's
-        # waits: asyncio.wait_for_ms makes two tasks a call, 80-94 calls a second, 12 points of
-        # the ESP32's CPU at 80 SPS (docs/firmware-budgets.md, "The CPU at 80 SPS").
-        while True:
-            left = silence.left_ms(self.clock.now())
-            if left:
-                await asyncio.sleep_ms(left)
-            else:
-                flag.set()
-                await asyncio.sleep_ms(silence.limit_ms())
+            await asyncio.sleep_ms(silence.look_in_ms(self.clock.now()))
 
     def _nest_fault(self, now):
         # The nest cannot weigh (gulo.nestfault), or can again: said like the HX711's faults.
@@ -528,13 +517,13 @@ def _started():
 
 async def main(nest):
     asyncio.get_event_loop().set_exception_handler(_crash)
-    reed, buttons, hx = asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag()
-    nest.hw.arm(reed, buttons, hx)  # IRQ handlers that only set these flags
+    reed, buttons = asyncio.ThreadSafeFlag(), asyncio.ThreadSafeFlag()
+    nest.hw.arm(reed, buttons)  # IRQ handlers that only set these flags
     # Each task on its own (create_task), none awaited: an exception a task raises reaches the
     # handler above. (Under asyncio.gather it went to the gather instead, which ended the app
     # and left the board at the REPL with no game.)
     silence = Silence(nest.clock.now())  # the HX711 was powered up in Nest()
-    for task in (nest.sampler(hx, silence), nest.hx_silence(hx, silence), nest.pole(reed),
+    for task in (nest.sampler(silence), nest.pole(reed),
                  nest.buttons(buttons), nest.ticker(), nest.lights(), nest.sound(), nest.console(),
                  nest.writer(), nest.watchdog()):
         asyncio.create_task(task)

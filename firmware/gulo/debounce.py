@@ -70,16 +70,6 @@ class Debounced:
         return max(1, self.stable_ms - elapsed(now, self.since))
 
 
-class IrqFlag:
-    """A pin IRQ handler that only wakes a task: `pin.irq(handler=IrqFlag(flag).irq)`."""
-
-    def __init__(self, flag):
-        self.flag = flag
-
-    def irq(self, _pin=None):
-        self.flag.set()
-
-
 # How long Menu must be held to overrule the nest (undo the last verdict): 1000 ms, Android's
 # "medium" touch-and-hold delay (AOSP Settings, long_press_timeout_selector_values: short 400,
 # medium 1000, long 1500 ms), not the 400-500 ms default of touch screens (Android

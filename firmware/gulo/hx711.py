@@ -83,7 +83,7 @@ class HX711:
 
     def wait_ready(self, timeout_ms=READY_TIMEOUT_MS):
         """Block until ready, at most timeout_ms; HX711Fault naming the silent cell otherwise.
-        (The async sampler polls ready() itself and only calls read() once it is true.)"""
+        (The async sampler never blocks: it calls poll() when Silence.look_in_ms says.)"""
         clock = self.clock
         start = clock.ticks_ms()
         while not self.ready():
@@ -127,7 +127,7 @@ class HX711:
 
     def poll(self):
         """Non-blocking: the summed conversion if one is waiting and settled, else None. (The
-        async sampler calls this every few ms and times silence out itself.)"""
+        async sampler calls this when Silence.look_in_ms says and times silence out itself.)"""
         if not self.ready():
             return None
         total = 0
@@ -153,14 +153,15 @@ class HX711:
 
 
 class Silence:
-    """When a quiet HX711 becomes a fault (the async sampler's timing, kept pure for tests).
-    Silence counts from the end of the power-up settling, and any conversion the chip offers
-    (DOUT low) is an answer, even one of the first reads that poll() discards: counting those as
-    silence made a healthy HX711 show a fault (then fault_cleared) at boot."""
+    """When the sampler looks at DOUT again, and when a quiet HX711 becomes a fault (the async
+    sampler's timing, kept pure for tests). Silence counts from the end of the power-up settling,
+    and any conversion the chip offers (DOUT low) is an answer, even one of the first reads that
+    poll() discards: counting those as silence made a healthy HX711 show a fault at boot."""
 
     def __init__(self, now_ms):
         self.since = later(now_ms, POWER_UP_MS)   # ahead: the power-up settling is no silence
         self.last = -1
+        self.heard_at = now_ms               # the last conversion found (at first: the power-up)
         self.period_ms = SLOWEST_PERIOD_MS   # measured from the conversions heard
 
     def heard(self, now_ms):
@@ -171,8 +172,7 @@ class Silence:
                 if d > 2 * p:
                     d = 2 * p   # a gap (a lost conversion, a busy task) moves it only a little
                 self.period_ms = p + (d - p) // 4 if d >= p else p - (p - d + 3) // 4
-        self.last = now_ms
-        self.since = now_ms
+        self.last = self.heard_at = self.since = now_ms
 
     def limit_ms(self):
         """The silence that makes a fault at the measured rate."""
@@ -182,6 +182,22 @@ class Silence:
     def rate_sps(self):
         """Conversions per second, measured (the slowest setting's until measured)."""
         return 1000 // self.period_ms if self.period_ms else 0
+
+    def look_in_ms(self, now_ms):
+        """How long the sampler may sleep before it looks at DOUT again: half the time since it
+        last found a conversion (at least 1 ms, and never past the moment a silence becomes a
+        fault). The looks close in on a conversion that is due and spread out over a silence;
+        they never come a whole period apart (10.6-110 ms), so no conversion is missed, and
+        nothing is estimated, so no estimate can be wrong. That holds also where a sleep ends at
+        the next FreeRTOS tick, as on the ESP32: every 10 ms (ESP-IDF's default
+        CONFIG_FREERTOS_HZ of 100, which micropython's ports/esp32 keeps; asyncio waits in
+        select.poll's loop, extmod/modselect.c 400-411, around `ulTaskNotifyTake(pdFALSE, 1)`,
+        ports/esp32/mpconfigport.h 350-357). firmware/tests/test_hx711.py counts the looks."""
+        wait = diff(now_ms, self.heard_at) >> 1
+        left = self.left_ms(now_ms)
+        if left and wait > left:
+            wait = left
+        return wait if wait > 0 else 1
 
     def left_ms(self, now_ms):
         """Milliseconds until the silence so far is over(); 0 once it is."""

@@ -9,7 +9,7 @@ import machine
 import neopixel
 
 from gulo import board
-from gulo.debounce import Debounced, IrqFlag
+from gulo.debounce import Debounced
 from gulo.hx711 import HX711
 from gulo.ledview import to_strip
 from gulo.vocab import BUTTON_PIN_NAMES, BUTTONS
@@ -33,7 +33,6 @@ class Peripherals:
         self.strip = neopixel.NeoPixel(Pin(board.LEDS, Pin.OUT), board.LED_COUNT)
         self.buzzer = machine.PWM(Pin(board.BUZZER, Pin.OUT), freq=2000, duty_u16=0)
         self.led = Pin(board.ONBOARD_LED, Pin.OUT, value=0)  # the carrier's LED (board.ONBOARD_LED)
-        self.hx_irq = None  # the HX711's DOUT handler (gulo.debounce.IrqFlag), once armed
 
     def show(self, rgb):
         """Copy an RGB buffer (gulo.ledview) to the strip. Straight into the driver's buffer in its
@@ -44,23 +43,18 @@ class Peripherals:
         to_strip(rgb, strip.buf, strip.ORDER)
         strip.write()
 
-    def arm(self, reed_flag, button_flag, hx_flag):
-        """Pin IRQs -> flags: the reed and the buttons on both edges (each Debounced marks
-        itself pending), every HX711 DOUT on its falling edge (a conversion is ready)."""
+    def arm(self, reed_flag, button_flag):
+        """Pin IRQs -> flags: the reed and the buttons on both edges (each Debounced marks itself
+        pending). The HX711's DOUT has none: the sampler looks at it (gulo.app, sampler)."""
         both = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
         self.reed.arm(reed_flag, both)
         for _name, b in self.buttons:
             b.arm(button_flag, both)
-        self.hx_irq = IrqFlag(hx_flag)
-        for d in self.hx.douts:
-            d.irq(handler=self.hx_irq.irq, trigger=machine.Pin.IRQ_FALLING)
 
     def disarm(self):
         self.reed_pin.irq(handler=None)
         for _name, b in self.buttons:
             b.pin.irq(handler=None)
-        for d in self.hx.douts:
-            d.irq(handler=None)
 
     def deinit(self):
         """Leave the hardware quiet: LEDs dark, buzzer silent, HX711 asleep, no IRQs."""

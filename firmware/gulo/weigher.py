@@ -252,14 +252,16 @@ class Weigher:
 
     def feed_cg(self, t_ms, x):
         """One sample in centigrams (int). Returns None or an event dict."""
-        # the rate: the mean period, gaps (a stalled task, a lost conversion) left out
+        # the rate: the mean period; a gap (a stalled task, a lost conversion) counts as at most
+        # twice it, so a first period measured short (a conversion read late, the next on time)
+        # still grows to the true one
         if self._n:
-            dt = (t_ms - self._t_last) & _WRAP
+            d = ((t_ms - self._t_last) & _WRAP) * _S
             p = self._p16
             if p == 0:
-                self._p16 = dt * _S
-            elif dt * _S < 2 * p:
-                self._p16 = p + ((dt * _S - p) >> 4)
+                self._p16 = d
+            else:
+                self._p16 = p + (((d if d < 2 * p else 2 * p) - p) >> 4)
         self._t_last = t_ms
         x1 = self._x1
         x2 = self._x2

@@ -4,7 +4,7 @@
 # inside the MicroPython VM (tests/test_firmware_in_micropython.py) a locked heap makes any
 # allocation raise MemoryError. On CPython there is no heap lock and these check the flags only.
 
-from gulo.debounce import Debounced, IrqFlag
+from gulo.debounce import Debounced
 
 from fakes import FakePin, heap_lock, heap_unlock
 
@@ -60,9 +60,3 @@ def test_a_debouncer_without_a_flag_still_marks_itself():
     assert call_locked(d.irq, None) is None
     assert d.pending is True
 
-
-def test_the_hx711_ready_handler_only_sets_its_flag():
-    flag = StoreFlag()
-    handler = IrqFlag(flag).irq
-    assert call_locked(handler, FakePin(0)) is None
-    assert flag.state == 1

@@ -137,7 +137,7 @@ def sample(error):
     nest.hw.hx = Raising(error)
     del said[:]
     try:
-        asyncio.run(asyncio.wait_for_ms(nest.sampler(asyncio.ThreadSafeFlag(), Silence(0)), 300))
+        asyncio.run(asyncio.wait_for_ms(nest.sampler(Silence(0)), 300))
         out = "returned"
     except asyncio.TimeoutError:
         out = "ran on"

@@ -257,3 +257,30 @@ def test_ctrl_c_at_the_repl_does_not_interrupt_the_next_command(vboard_factory):
         with BoardLink.open(board.port) as link:
             link.enter_raw()
             assert link.exec(f"print({i} * 2)").strip() == str(i * 2).encode()
+
+
+# ---- asyncio's sleeps end at the FreeRTOS tick (10 ms) on ESP32 timing, on time on host timing ----
+# 20 sleeps of 1 ms, each begun just after the last one ended: on the ESP32 each lasts until the
+# next tick, about 10 ms, unless something else wakes the loop first (an interrupt, a byte on the
+# serial line: then the task runs once its deadline has passed, there as here). So the median:
+# a loaded host only adds time on ESP32 timing, and stretches a few sleeps, not most, on host.
+SLEEPS = """import asyncio
+async def main():
+    took = []
+    for _ in range(20):
+        t = time.ticks_ms()
+        await asyncio.sleep_ms(1)
+        took.append(time.ticks_diff(time.ticks_ms(), t))
+    return took
+print(json.dumps(sorted(asyncio.run(main()))))
+"""
+
+
+def test_asyncio_sleeps_end_at_the_esp32_tick(vboard_factory):
+    took = exec_json(vboard_factory(timing="esp32"), SLEEPS)
+    assert took[len(took) // 2] >= 7, took
+
+
+def test_planted_on_host_timing_sleeps_end_on_time_and_the_tick_check_fails(vboard_factory):
+    took = exec_json(vboard_factory(timing="host"), SLEEPS)
+    assert took[len(took) // 2] < 7, took

@@ -206,6 +206,7 @@ def _patch_asyncio():
     def run_until_complete(main_task=None):
         import _vbhw
         box = []
+        ticked = _vbjs.timed()
 
         async def waiter():
             try:
@@ -224,6 +225,8 @@ def _patch_asyncio():
                 if _poll():
                     continue  # a handler set a flag meanwhile: its task is ready now
                 dt = nxt[0]
+                if dt and ticked:
+                    dt = _to_tick(dt)
                 scan = _vbhw.scan_in_ms()
                 if scan is not None:
                     # pin IRQs armed: wake in time for their next edge (an HX711's DOUT falls
@@ -254,6 +257,21 @@ def _patch_asyncio():
     asyncio.StreamReader = StdinReader
     core.Loop.run_until_complete = run_until_complete
     core.Loop.run_forever = run_forever
+
+
+# The ESP32's FreeRTOS tick: ESP-IDF's default CONFIG_FREERTOS_HZ of 100, which micropython's
+# ports/esp32 keeps. asyncio's loop waits in select.poll (extmod/modselect.c 400-411) around
+# `ulTaskNotifyTake(pdFALSE, 1)` (ports/esp32/mpconfigport.h 350-357), which returns at the next
+# tick unless an interrupt (a pin's, the UART's) wakes it sooner: a task's sleep ends at the first
+# tick after its deadline. On ESP32 timing the loop here does the same; pin edges and the serial
+# line still wake it at once.
+_TICK_MS = 10
+
+
+def _to_tick(dt):
+    """The wait from now until the first tick at or after `dt` ms from now."""
+    now = time.ticks_ms()
+    return -(-(now + dt) // _TICK_MS) * _TICK_MS - now
 
 
 # Every ThreadSafeFlag made: the loop polls them, as asyncio's IOQueue does. Slots made with the
