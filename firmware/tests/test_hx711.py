@@ -215,8 +215,8 @@ def _copy(s):
 # ---- when the sampler looks: every conversion read, at both rates, whatever the sleeps ----------
 # A free-running chip (a real HX711 converts on, whether read or not: a conversion not read before
 # the next one lands is lost) against the sampler's looks (Silence.look_in_ms). The ESP32 ends a
-# sleep at the first FreeRTOS tick after it (every 10 ms); the virtual board and the unix port end
-# it on time. Times in 0.1 ms; each read and the weigher's work after it take `work_x10`.
+# sleep at the first FreeRTOS tick after it (every 10 ms), as the virtual board does; the unix
+# port ends it on time. Times in 0.1 ms; each read and the weigher's work after it take `work_x10`.
 
 def lost_and_looks(period_x10, ticked, silence_cls=Silence, seconds=10, work_x10=20):
     """(conversions lost, looks a second) over `seconds` from the power-up."""

@@ -206,7 +206,6 @@ def _patch_asyncio():
     def run_until_complete(main_task=None):
         import _vbhw
         box = []
-        ticked = _vbjs.timed()
 
         async def waiter():
             try:
@@ -225,7 +224,7 @@ def _patch_asyncio():
                 if _poll():
                     continue  # a handler set a flag meanwhile: its task is ready now
                 dt = nxt[0]
-                if dt and ticked:
+                if dt:
                     dt = _to_tick(dt)
                 scan = _vbhw.scan_in_ms()
                 if scan is not None:
@@ -263,8 +262,8 @@ def _patch_asyncio():
 # ports/esp32 keeps. asyncio's loop waits in select.poll (extmod/modselect.c 400-411) around
 # `ulTaskNotifyTake(pdFALSE, 1)` (ports/esp32/mpconfigport.h 350-357), which returns at the next
 # tick unless an interrupt (a pin's, the UART's) wakes it sooner: a task's sleep ends at the first
-# tick after its deadline. On ESP32 timing the loop here does the same; pin edges and the serial
-# line still wake it at once.
+# tick after its deadline. The loop here does the same, on either timing (the tick is how the
+# ESP32 schedules, not how fast it runs); pin edges and the serial line still wake it at once.
 _TICK_MS = 10
 
 
