@@ -250,23 +250,28 @@ class Nest:
             now = self.clock.now()
             if hx.ready():
                 silence.heard(now)
-                try:
-                    raw = hx.poll()
-                except HX711Fault as e:  # a saturated reading. Only the driver's own fault: any
-                    raw = None           # other exception is a bug, for the crash handler (_crash)
-                    self._hx_fault(str(e), now)
-                if raw is not None:
-                    if self.fault:
-                        self.fault = None
-                        self.emit({"ev": "fault_cleared", "what": "hx711"})
-                    cg = self.scale.centigrams(raw)   # no float: nothing allocated at rest
-                    self.last_cg = cg
-                    self.handle(self.flow.sample_cg(now, cg), now)
-                    if self.watch.check(self.flow.weigher, now):
-                        self._nest_fault(now)
+                self._conversion(hx, now)
             elif silence.over(now):
                 self._hx_fault("no answer from the HX711 (unplugged?)", now)
             await asyncio.sleep_ms(silence.look_in_ms(self.clock.now()))
+
+    def _conversion(self, hx, now):
+        # A conversion is waiting: read it and give it to the flow (and the weigher in it).
+        try:
+            raw = hx.poll()
+        except HX711Fault as e:  # a saturated reading. Only the driver's own fault: any other
+            self._hx_fault(str(e), now)  # exception is a bug, for the crash handler (_crash)
+            return
+        if raw is None:
+            return   # one of the reads discarded after the power-up
+        if self.fault:
+            self.fault = None
+            self.emit({"ev": "fault_cleared", "what": "hx711"})
+        cg = self.scale.centigrams(raw)   # no float: nothing allocated at rest
+        self.last_cg = cg
+        self.handle(self.flow.sample_cg(now, cg), now)
+        if self.watch.check(self.flow.weigher, now):
+            self._nest_fault(now)
 
     def _nest_fault(self, now):
         # The nest cannot weigh (gulo.nestfault), or can again: said like the HX711's faults.

@@ -352,3 +352,27 @@ def test_a_relearn_takes_the_eggs_the_game_has_out():
         w.reset(26.0)
         events = run(w, trace[len(trace) // 3:])
         assert _colours(events) == ["Y"] and abs(w.deficit_g() - 40.0) < 0.5, (rate, events, w.deficit_g())
+
+
+def _rate_after_a_short_first_period(W):
+    # The sampler reads a conversion when it looks (gulo.hx711.Silence.look_in_ms): the first two
+    # at boot may come 4 ms apart (the first read late, the next on time), then every 11 ms.
+    w = W()
+    t = 0
+    w.feed(t, 340.0)
+    t += 4
+    for _ in range(90):          # one second at 80 SPS
+        w.feed(t, 340.0)
+        t += 11
+    return w.rate_sps()
+
+
+def test_a_first_period_measured_short_grows_to_the_true_rate_within_a_second():
+    assert 80 <= _rate_after_a_short_first_period(Weigher) <= 100
+
+
+def test_planted_fault_a_rate_that_drops_the_longer_periods_stays_at_the_short_one():
+    W = _planted("                self._p16 = p + (((d if d < 2 * p else 2 * p) - p) >> 4)",
+                 "                if d < 2 * p:\n                    self._p16 = p + ((d - p) >> 4)")
+    if W is not None:
+        assert _rate_after_a_short_first_period(W) > 200

@@ -75,8 +75,12 @@ class Watch:
 class Bare:
     pass
 
+class Nest:
+    # the app's Nest, only what its sampler touches; its per-conversion step is the app's own
+    _conversion = app.Nest._conversion
+
 chip = Chip(30000 + 340 * 2147, 11)
-nest = Bare()
+nest = Nest()
 nest.alive = {}
 nest.hw = Bare()
 nest.hw.hx = HX711(Sck(chip), [Dout(chip)], time)
@@ -98,7 +102,8 @@ async def dout_irq():
 
 async def main():
     asyncio.create_task(app.Nest.sampler(nest, Silence(nest.clock.now())))
-    asyncio.create_task(dout_irq())
+    if PLANTED:
+        asyncio.create_task(dout_irq())
     await asyncio.sleep_ms(600)       # the power-up's discarded reads, the first looks
     gc.collect()
     gc.disable()
@@ -124,7 +129,8 @@ def sampler_heap(folder, planted=False):
         folder = tree
     else:
         folder = FIRMWARE
-    proc = subprocess.run([str(UNIX_MP), "-c", RUN.replace("FOLDER", str(folder))],
+    run = RUN.replace("FOLDER", str(folder)).replace("PLANTED", str(planted))
+    proc = subprocess.run([str(UNIX_MP), "-c", run],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     used, reads, last_cg = proc.stdout.split("HEAP")[1].split()
