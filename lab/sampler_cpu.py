@@ -39,7 +39,7 @@ import gulo.app
 async def sampler(self, silence):
     hx = self.hw.hx
     while True:
-        self.alive["sampler"] = True
+        self.sampler_ran = True
         now = self.clock.now()
         if hx.ready():
             silence.heard(now)
@@ -55,7 +55,7 @@ import gulo.app
 
 async def sampler(self, *_args):
     while True:
-        self.alive["sampler"] = True
+        self.sampler_ran = True
         await asyncio.sleep_ms(200)
 
 gulo.app.Nest.sampler = sampler

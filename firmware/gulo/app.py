@@ -38,7 +38,7 @@ from gulo.clock import Clock
 from gulo.debounce import Hold
 from gulo.gamestore import GameStore, Settings, calibration_ok
 from gulo.hx711 import DEFAULT_COUNTS_PER_G, HX711Fault, Scale, Silence
-from gulo.ledview import LedView, brightness_cap
+from gulo.ledview import FRAME_MS, LedView, brightness_cap
 from gulo.nestfault import NestWatch
 from gulo.peripherals import Peripherals
 from gulo.rules import Game
@@ -61,11 +61,6 @@ _WDT_MS = const(8000)
 _WRITE_WAIT_MS = const(100)
 # How often the buttons task looks at a Menu held down (a long press: gulo.debounce.LONG_PRESS_MS).
 _HOLD_POLL_MS = const(10)
-# Tasks that run at least once a second whatever happens (the sampler looks at DOUT at least
-# every SILENCE_MAX_MS: gulo.hx711): the others sleep until there is something to do. One task
-# stuck in a loop stops them all (the scheduler is cooperative), so the sampler's beat stands
-# for every task.
-HEARTBEATS = ("sampler",)
 
 
 class Nest:
@@ -91,7 +86,7 @@ class Nest:
         self.fault = None          # the HX711 fault being shown, or None
         self.watch = NestWatch()   # the nest's own fault: never at rest, or a noisy cell
         self.last_cg = None   # the last sample, centigrams
-        self.alive = {}
+        self.sampler_ran = False  # since the watchdog's last feed
         self.wdt_started = False
         self.line = bytearray()
         # Wake-ups for the tasks that sleep until there is something to do.
@@ -246,7 +241,7 @@ class Nest:
         # SingletonGenerator). A silent HX711 is found by the same looks.
         hx = self.hw.hx
         while True:
-            self.alive["sampler"] = True
+            self.sampler_ran = True
             now = self.clock.now()
             if hx.ready():
                 silence.heard(now)
@@ -357,13 +352,15 @@ class Nest:
             ms = view.still_ms(self.flow, now)
             if ms is None:
                 await self.redraw.wait()  # still until the flow changes
-            else:
-                # The next frame or blink, or sooner if the flow changes (an action, which
-                # handle has drawn already, or a console command): the frames follow from it.
-                try:
-                    await asyncio.wait_for_ms(self.redraw.wait(), ms)
-                except asyncio.TimeoutError:
-                    pass
+                continue
+            # The next frame or blink, or sooner if the flow changes (an action, which handle has
+            # drawn already, or a console command): the frames follow from it. Looked at once a
+            # frame, on sleeps: a wait on the event with a timeout (wait_for_ms) allocates a task
+            # and its runner on every blink (extmod/asyncio/funcs.py), a sleep nothing.
+            while ms > 0 and not self.redraw.is_set():
+                step = min(ms, FRAME_MS)
+                await asyncio.sleep_ms(step)
+                ms -= step
 
     async def sound(self):
         while True:
@@ -445,12 +442,13 @@ class Nest:
         wdt = machine.WDT(timeout=_WDT_MS)
         self.wdt_started = True
         while True:
-            # Fed only if every watched task ran since the last feed: a task stuck in a loop
-            # (or the whole scheduler) stops the feeding and the board resets.
-            if all([self.alive.get(k) for k in HEARTBEATS]):
+            # Fed only if the sampler ran since the last feed. It is the task that runs at least
+            # once a second whatever happens (it looks at DOUT at least every SILENCE_MAX_MS:
+            # gulo.hx711), and one task stuck in a loop stops them all (the scheduler is
+            # cooperative): its beat stands for every task. No beat, no feed: the board resets.
+            if self.sampler_ran:
                 wdt.feed()
-                for k in HEARTBEATS:
-                    self.alive[k] = False
+                self.sampler_ran = False
             await asyncio.sleep_ms(1000)
 
 

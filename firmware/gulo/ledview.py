@@ -11,7 +11,7 @@
 
 from gulo import board
 from gulo.clock import WRAP, elapsed
-from gulo.turnflow import ATTEMPT, CONFIRM, MENU, PICK, SETTLE, WON
+from gulo.turnflow import ATTEMPTING, MENU, PICK, SETTLE, WON
 
 # Full-scale colours; every value is scaled by the brightness cap below before it is written.
 COLOURS = {"G": (0, 200, 0), "Y": (210, 150, 0), "R": (220, 0, 0), "B": (0, 60, 230),
@@ -97,7 +97,7 @@ class LedView:
         FRAME_MS while something moves (an animation, the breathing status, the rainbow), else
         up to the next blink or the end of the red status, or None: until the flow changes.
         The lights task sleeps this long instead of redrawing an unchanged picture."""
-        if flow.phase == WON or (flow.phase in (ATTEMPT, CONFIRM) and flow.game.demand):
+        if flow.phase == WON or (flow.phase in ATTEMPTING and flow.game.demand):
             return FRAME_MS
         last = flow.last
         age = elapsed(t_ms, last["t_ms"]) if last else WRAP
@@ -149,7 +149,7 @@ class LedView:
             self._set(board.LED_STATUS, wheel((t_ms // 4) & 255))
         elif flow.last and flow.last["event"] == "alarm" and age < ALARM_STATUS_MS:
             self._set(board.LED_STATUS, RED)
-        elif flow.phase in (ATTEMPT, CONFIRM) and game.demand:
+        elif flow.phase in ATTEMPTING and game.demand:
             # Breathing: a triangle wave from 1/4 to full over 1.2 s.
             phase = t_ms % 1200
             level = 64 + (191 * (phase if phase < 600 else 1200 - phase)) // 600
@@ -158,7 +158,7 @@ class LedView:
             # Blinking: in the colour of the one egg the nest asks for (back, or out) when the
             # weight names it, amber otherwise (the pole, or eggs it cannot name).
             self._set(board.LED_STATUS, self._asked(flow) if (t_ms // BLINK_MS) % 2 else (0, 0, 0))
-        elif flow.phase in (PICK, MENU):
+        elif flow.phase == PICK or flow.phase == MENU:
             self._set(board.LED_STATUS, GULOS[game.turn])
         else:
             self._set(board.LED_STATUS, (0, 0, 0))

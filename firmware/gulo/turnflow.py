@@ -39,6 +39,8 @@ CONFIRM = "confirm"
 WON = "won"
 MENU = "menu"
 CALIBRATE = "calibrate"
+# An attempt under way (a tuple built once: `in (ATTEMPT, CONFIRM)` builds one on every call).
+ATTEMPTING = (ATTEMPT, CONFIRM)
 
 # The end of an attempt follows the physical event, not the verdict (docs/attempt-end.md): what
 # leaves the nest within AFTER_HAND_MS of the hand leaving it (an egg rolling out 0.5 s later, a
@@ -158,7 +160,7 @@ class TurnFlow:
         self.weigher.set_pole(seated)
         if seated:
             return self._maybe_ready(t_ms)
-        if self.phase in (ATTEMPT, CONFIRM):
+        if self.phase in ATTEMPTING:
             return self._act({"do": "alarm", "cause": "pole"}, t_ms)
         if self.phase == PICK:
             # Between turns the pole costs nothing: ask for it and wait.
@@ -218,7 +220,7 @@ class TurnFlow:
             self.word = True
             self.weigher.reset(0)
             return []
-        if name == "B" and self.phase == MENU and (self.menu["back"] in (ATTEMPT, CONFIRM)
+        if name == "B" and self.phase == MENU and (self.menu["back"] in ATTEMPTING
                                                    or self._late_call(t_ms)):
             # Menu, then Blue: the players call the EGG ALARM the nest missed (the menu (_menu_press)
             # offers G, Y, R and Reveal; Blue is free). The menu closes, the attempt is judged.
@@ -377,7 +379,7 @@ class TurnFlow:
             return "calibrating"
         if self.phase == SETTLE:
             return self.prompt or "waiting for the nest"
-        if self.phase in (ATTEMPT, CONFIRM):
+        if self.phase in ATTEMPTING:
             return "take a %s egg" % self.game.demand
         if self.phase == WON:
             return "the game is over: menu for a new one"
@@ -412,7 +414,7 @@ class TurnFlow:
         """What the players may overrule now (the play page's buttons; undo and call refuse the
         rest with the reason): {"undo": bool, "call": bool}."""
         return {"undo": self.phase in (SETTLE, PICK, ATTEMPT) and self.game.can_undo(),
-                "call": self.phase in (ATTEMPT, CONFIRM) or self._late_call(t_ms)}
+                "call": self.phase in ATTEMPTING or self._late_call(t_ms)}
 
     def _late_call(self, t_ms):
         """The last verdict was a success, judged less than CALL_AFTER_MS ago, and nothing was
@@ -472,7 +474,7 @@ class TurnFlow:
             outcome["replaced"] = True
             return [{"undo": outcome["undone"], "outcome": outcome}] + \
                 self._act({"do": "alarm", "cause": "called"}, t_ms)
-        if self.phase not in (ATTEMPT, CONFIRM):
+        if self.phase not in ATTEMPTING:
             why = "no attempt is under way: undo the last verdict first" if self.game.can_undo() \
                 else "no attempt is under way"
             return [{"refused": "call", "phase": self.phase, "why": why}]
