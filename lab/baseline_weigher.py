@@ -29,6 +29,7 @@ class BaselineWeigher:
         self.out = 0
         self.window_ms = window_ms
         self.times = []
+        self.at_rest = False   # the last window was still (what the game waits for: lab.weighscore)
 
     def set_pole(self, seated):
         self.pole_now = bool(seated)
@@ -40,9 +41,10 @@ class BaselineWeigher:
                 period = (self.times[-1] - self.times[0]) / 10
                 self.window = max(4, round(self.window_ms / period)) if period > 0 else 4
         self.buf.append(grams)
-        if len(self.buf) > self.window:
+        while len(self.buf) > self.window:   # (the window may have shrunk: 12 -> 4 at 10 SPS)
             del self.buf[0]
-        if len(self.buf) < self.window or max(self.buf) - min(self.buf) > self.spread_g:
+        self.at_rest = len(self.buf) == self.window and max(self.buf) - min(self.buf) <= self.spread_g
+        if not self.at_rest:
             return None
         m = sum(self.buf) / len(self.buf)
         pole_adj = 0.0 if self.pole_now else self.pole_g

@@ -1,6 +1,8 @@
 """The egg weigher judged by the worst model: a matrix of detector x model x rate, scored as the
 game judges (lab.weighscore: an attempt's eggs are those whose hands or departures fall within its
-1 s end, "two or more out"; an attempt in which the pole fell is the reed's, counted apart).
+1 s end, "two or more out"; an attempt in which the pole fell is the reed's, counted apart). The
+attempt never ends while the detector sees the nest move (the game waits for its weigher to rest),
+so each detector has its own count of attempts: the game it would make.
 
     .venv/bin/python -m lab.bench --only weigher [--traces N] [--out docs/benchmarks.md]
 
@@ -60,7 +62,8 @@ def figures(tot):
 
 
 def _say(f):
-    return f"{f[0]:.2f} % right, {f[1]:.1f} false / 500 attempts, p95 {f[2]:.0f} ms"
+    return (f"{f[0]:.2f} % of {f[3]['changes']} right, {f[1]:.1f} false / 500 attempts, "
+            f"p95 {f[2]:.0f} ms")
 
 
 def _meets(rate, w, b):
@@ -91,10 +94,10 @@ def matrix(traces, say=None):
 def matrix_rows(cells, traces):
     cmd = f"{CMD} --traces {traces}" if traces != 300 else CMD
     rows = []
-    for (model, rate), (w, b, n, takes, pole) in cells.items():
+    for (model, rate), (w, b, n, _takes, pole) in cells.items():
         tag = "tried on" if model in TUNED_ON else "blind"
-        rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions, {takes} attempts scored "
-                               f"({pole} more the pole decided)",
+        rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions ({pole} attempts more "
+                               f"the pole decided)",
                      "value": f"weigher: {_say(w)}", "baseline": f"max-min: {_say(b)}",
                      "ratio": _meets(rate, w, b), "command": cmd})
     for rate in RATES:

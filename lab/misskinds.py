@@ -67,7 +67,8 @@ def kinds(model, rate, seeds, merge_ms=AFTER_HAND_MS):
     for seed in seeds:
         world, samples = trace(model, seed, rate)
         w = _Watched(Weigher(masses=world.masses, pole_g=world.pole_g))
-        res = score(world.truth, run(w, samples, world.truth), merge_ms)
+        rest = []
+        res = score(world.truth, run(w, samples, world.truth, rest), merge_ms, rest)
         takes = {e["t_ms"]: e for e in world.truth if e["what"] == "out"}
         for c in res["attempts"]:
             if c["verdict"] == "pole":

@@ -5,8 +5,9 @@
 A *change* is an attempt's eggs, grouped as the game's attempt-end ruling does (docs/attempt-end.md,
 with merge_ms as its AFTER_HAND_MS): eggs whose departures are less than merge_ms apart (or
 overlap), and an egg whose hand came before the attempt ended: merge_ms after its hand left, or,
-while a hand that came before then still touches the nest, when that hand leaves (at most
-MOVING_MAX_MS more). A change is right when
+while a hand that came before then still touches the nest, when that hand leaves, and never while
+the detector is not at rest (the game waits for its weigher: gulo.turnflow `tick`), at most
+MOVING_MAX_MS more. A change is right when
 - one egg: exactly one event, `out: 1` with its colour;
 - several: either one `out: 1` per egg with the same colours, or an `out: 2` (the game sees an
   alarm either way), with no `out: 1` of a colour that did not leave.
@@ -43,6 +44,7 @@ written blind"). `--tune-on` refuses both.
 """
 
 import argparse
+import bisect
 import importlib
 import sys
 
@@ -75,13 +77,37 @@ MERGE_MS = 800
 WINDOW_MS = 2000
 
 
-def _changes(truth, merge_ms=MERGE_MS):
+def _resting(rest):
+    """From a detector's [(t_ms, at_rest)] per sample: t -> the first sample time at or after t at
+    which it is at rest (None: it never is again). No trace: t itself (the nest taken as still once
+    the hand has left)."""
+    if rest is None:
+        return lambda t: t
+    times = [t for t, still in rest if still]
+
+    def first_at_rest(t):
+        i = bisect.bisect_left(times, t)
+        return times[i] if i < len(times) else None
+    return first_at_rest
+
+
+def _changes(truth, merge_ms=MERGE_MS, rest=None):
     # Hands in the order they came. The attempt ends merge_ms (the game's AFTER_HAND_MS) after its
-    # hand left, or, while a hand that came before then still touches the nest, when it leaves (the
-    # nest moves until then), at most MOVING_MAX_MS later (docs/attempt-end.md). An egg whose hand
-    # came before that end is the attempt's; so is one that left within merge_ms of its last egg.
+    # hand left, or, while a hand that came before then still touches the nest, when it leaves, and
+    # never while the nest still moves: not before the detector is at rest (`rest`, its at_rest per
+    # sample: gulo.turnflow's tick waits for the weigher), at most MOVING_MAX_MS later
+    # (docs/attempt-end.md). An egg whose hand came before that end is the attempt's; so is one
+    # that left within merge_ms of its last egg.
     hands = sorted((e for e in truth if e["what"] in ("out", "touch")),
                    key=lambda e: (e["t_in"], e["t_ms"]))
+    first_at_rest = _resting(rest)
+
+    def ends(t, c):
+        # no sooner than t, once the nest is still, at the latest MOVING_MAX_MS after the rule's end
+        cap = c["t_first"] + merge_ms + MOVING_MAX_MS
+        still = first_at_rest(t)
+        return cap if still is None else min(cap, still)
+
     changes = []
     c = None
     end = None                 # when the attempt of `c` ends, as far as its hands so far say
@@ -90,7 +116,7 @@ def _changes(truth, merge_ms=MERGE_MS):
         joins = end is not None and e["t_in"] < end
         if e["what"] == "touch":
             if joins:
-                end = min(max(end, e["t_ms"]), c["t_first"] + merge_ms + MOVING_MAX_MS)
+                end = ends(max(end, e["t_ms"]), c)
                 c["t_hand"] = max(c["t_hand"], e["t_ms"])
             continue
         if c is not None and (joins or e["t_ms"] - c["t_last"] <= merge_ms or e["t_in"] < c["t_last"]):
@@ -100,13 +126,13 @@ def _changes(truth, merge_ms=MERGE_MS):
             c["t_in"] = min(c["t_in"], e["t_in"])
             if hand:
                 c["t_hand"] = max(c["t_hand"], e["t_ms"])
-                end = min(max(end, e["t_ms"]), c["t_first"] + merge_ms + MOVING_MAX_MS)
+                end = ends(max(end, e["t_ms"]), c)
         else:
             c = {"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
                  "t_hand": e["t_ms"], "t_off": min(e.get("t_lift", e["t_ms"]), e["t_ms"]),
                  "colours": [e["colour"]], "how": e.get("hand", e["cause"])}
             changes.append(c)
-            end = e["t_ms"] + merge_ms if hand else None
+            end = ends(e["t_ms"] + merge_ms, c) if hand else None
     for e in truth:
         if e["what"] == "back" and e["eggs"]:
             changes.append({"kind": "back", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"]})
@@ -167,9 +193,10 @@ def _tagged(changes, ev):
     return ev
 
 
-def score(truth, events, merge_ms=MERGE_MS):
-    """Score one trace: returns counts, latencies and the wrong changes (for a closer look)."""
-    changes = _changes(truth, merge_ms)
+def score(truth, events, merge_ms=MERGE_MS, rest=None):
+    """Score one trace: returns counts, latencies and the wrong changes (for a closer look).
+    `rest`: the detector's [(t_ms, at_rest)] per sample (`run`), for when the nest is still."""
+    changes = _changes(truth, merge_ms, rest)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
            "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0,
            "before_contact": 0, "pole": 0}
@@ -274,7 +301,7 @@ def demands(truth):
     return out
 
 
-def run(detector, samples, truth=()):
+def run(detector, samples, truth=(), rest=None):
     """Feed samples to a detector (`feed`, `set_pole`); returns its events. A detector with
     `set_demand` is told each take's demand as the game would, at its pick (`demands`): the
     buttons pick only while the nest is at rest (docs/rules.md), so a turn whose first hand comes
@@ -292,6 +319,8 @@ def run(detector, samples, truth=()):
         ev = detector.feed(t, g)
         if ev is not None:
             events.append(ev)
+        if rest is not None:
+            rest.append((t, detector.at_rest))
     return events
 
 
@@ -327,7 +356,9 @@ def evaluate_all(makers, seeds, noise_g=None, model="world", rate=80, over=None,
         if glitches is not None:
             samples = realglitches.add(samples, glitches, seed)
         for name, make in makers.items():
-            _add(tots[name], seed, score(world.truth, run(make(world), samples, world.truth), merge_ms))
+            rest = []
+            events = run(make(world), samples, world.truth, rest)
+            _add(tots[name], seed, score(world.truth, events, merge_ms, rest))
     return tots
 
 

@@ -260,6 +260,25 @@ def test_scorer_a_touch_in_the_attempt_carries_it_until_that_hand_leaves():
     assert r["changes"] == 2, r
 
 
+def test_scorer_an_attempt_never_ends_while_the_detector_sees_the_nest_move():
+    # The game's attempt waits for the weigher to rest (gulo.turnflow tick; docs/attempt-end.md):
+    # G's hand comes 1.1 s after R's hand left, past the 1 s rule, but the detector was still busy
+    # with R's hand until 3500: the game has not ended R's attempt, so G is in it (an alarm; the
+    # game picked no turn for G). With the detector at rest from 2300, G is a turn of its own.
+    truth = [out(2000, "R"), out(3600, "G", t_in=3100)]
+    evs = [{"t_ms": 4200, "out": 2}]
+    busy_until = [(t, t >= 3500) for t in range(1000, 5000, 100)]
+    r = score(truth, evs, merge_ms=1000, rest=busy_until)
+    assert r["changes"] == 1 and r["right"] == 1, r
+    r = score(truth, evs, merge_ms=1000, rest=[(t, t >= 2300) for t in range(1000, 5000, 100)])
+    assert r["changes"] == 2 and r["right"] == 0, r
+    # a detector that never rests again holds the attempt open MOVING_MAX_MS (3 s) past the rule,
+    # no longer: a hand 4.5 s after R's left is a turn of its own
+    truth = [out(2000, "R"), out(7000, "G", t_in=6500)]
+    never = [(t, t < 1500) for t in range(1000, 8000, 100)]
+    assert score(truth, [], merge_ms=1000, rest=never)["changes"] == 2
+
+
 def test_scorer_an_attempt_in_which_the_pole_fell_is_the_reeds_and_not_scored():
     # the reed opened during the attempt: a pole alarm whatever the weigher says of the eggs
     truth = [out(2000, "R"), {"what": "pole_out", "t_ms": 1900}, out(6000, "G")]
