@@ -43,7 +43,9 @@ def test_no_share_no_glitch_and_a_share_out_of_range_is_refused():
 
 
 class _Recorder:
-    """A detector that only keeps what it is fed."""
+    """A detector that only keeps what it is fed (and never sees the nest move)."""
+    at_rest = True
+
     def __init__(self, world, seen):
         self.seen = seen
 
