@@ -8,6 +8,7 @@ checkout's, e.g. a `git worktree` of an older commit, for the same figures befor
 booted `rounds` times into each variant of main.py and measured for `seconds` at the start of a
 game (a new nest, the pick phase: lab.bench's "ESP32 CPU busy, firmware idle"):
   app            the firmware as it ships;
+  app, a tile blinking   the same with the player to act's Gulo on tile 2 (its tile blinks);
   no weighing    the sampler task reads each conversion (its looks, readout, scale) but gives it
                  to nobody: no weigher, no turn flow, no nest watch;
   no sampler     the sampler task sleeps: no HX711 readout at all;
@@ -67,8 +68,20 @@ async def console(self):
         await asyncio.sleep_ms(200)
 
 gulo.app.Nest.console = console""")
-VARIANTS = {"app": RUN, "no weighing": NO_WEIGHING, "no sampler": NO_SAMPLER,
-            "no sampler, no console": NO_CONSOLE}
+# The app with the player to act's Gulo on a tile (every egg in the nest): its tile blinks, the
+# lights task wakes for it.
+BLINKING = """import gulo.app
+
+_init = gulo.app.Nest.__init__
+
+def _init_blinking(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
+    self.flow.game.positions[self.flow.game.turn] = 2
+
+gulo.app.Nest.__init__ = _init_blinking
+""" + RUN.replace("import gulo.app\n", "")
+VARIANTS = {"app": RUN, "app, a tile blinking": BLINKING, "no weighing": NO_WEIGHING,
+            "no sampler": NO_SAMPLER, "no sampler, no console": NO_CONSOLE}
 
 
 def shares(board, seconds):

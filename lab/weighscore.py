@@ -17,7 +17,9 @@ Each change owns the events from its first hand (or rolling egg) until the next 
 begins, at most WINDOW_MS after its last egg left; but an `out: 1` that names the previous egg's
 colour, when that change has no event yet and the next one's egg is not out yet, is the previous
 change's (late) verdict. Pour-backs expect one `full` event the same way.
-Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*; `--misses`
+Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*, but for one
+said while the game listens to no weigher: after the pole left its seat, until every egg is back
+(an alarm) or the pole is (between turns): counted apart (`ignored`). `--misses`
 marks one `late` when it is what the last change before it was owed and did not get (its egg's
 colour, `out: 2` after several eggs, or a pour-back's `full`): said too late rather than without
 a cause (still false).
@@ -193,13 +195,30 @@ def _tagged(changes, ev):
     return ev
 
 
+def _pole_settles(truth, changes, merge_ms):
+    """[(from, to)]: while the game waits after the pole left its seat, deaf to the weigher's
+    events (gulo.turnflow `_egg_event` says nothing in SETTLE): an alarm if an attempt was under
+    way (its hand in, or its end not yet come), then until every egg is back (the next pour-back);
+    between turns, until the pole is back."""
+    spans = []
+    for e in truth:
+        if e["what"] != "pole_out":
+            continue
+        t = e["t_ms"]
+        alarm = any(c["kind"] == "out" and c["t_in"] <= t <= c["t_hand"] + merge_ms for c in changes)
+        ends = [x["t_ms"] for x in truth if x["t_ms"] > t and x["what"] == ("back" if alarm else "pole_in")]
+        spans.append((t, min(ends) if ends else float("inf")))
+    return spans
+
+
 def score(truth, events, merge_ms=MERGE_MS, rest=None):
     """Score one trace: returns counts, latencies and the wrong changes (for a closer look).
     `rest`: the detector's [(t_ms, at_rest)] per sample (`run`), for when the nest is still."""
     changes = _changes(truth, merge_ms, rest)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
            "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0,
-           "before_contact": 0, "pole": 0}
+           "before_contact": 0, "pole": 0, "ignored": 0}
+    deaf = _pole_settles(truth, changes, merge_ms)
     for ev in events:
         home = None
         for i, c in enumerate(changes):
@@ -213,7 +232,9 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
                         and ev.get("colour") == prev["colours"][0]):
                     home = prev
                 break
-        if home is None or (home["kind"] == "back" and ("full" not in ev or home["events"])):
+        if home is None and any(a <= ev["t_ms"] < b for a, b in deaf):
+            res["ignored"] += 1
+        elif home is None or (home["kind"] == "back" and ("full" not in ev or home["events"])):
             res["false"] += 1
             res["false_events"].append(_tagged(changes, ev))
         elif home["kind"] == "back":
@@ -327,12 +348,13 @@ def run(detector, samples, truth=(), rest=None):
 def _empty():
     return {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
             "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0, "before_contact": 0,
-            "pole": 0}
+            "pole": 0, "ignored": 0}
 
 
 def _add(tot, seed, r):
     tot["traces"] += 1
-    for k in ("changes", "right", "false", "fulls", "fulls_right", "early", "before_contact", "pole"):
+    for k in ("changes", "right", "false", "fulls", "fulls_right", "early", "before_contact", "pole",
+              "ignored"):
         tot[k] += r[k]
     tot["latency"] += r["latency"]
     tot["full_latency"] += r["full_latency"]
@@ -373,7 +395,7 @@ def summary(tot):
     acc = tot["right"] / tot["changes"] if tot["changes"] else 0.0
     return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
             "false": tot["false"], "early": tot["early"], "before_contact": tot.get("before_contact", 0),
-            "pole": tot.get("pole", 0),
+            "pole": tot.get("pole", 0), "ignored": tot.get("ignored", 0),
             "fulls": tot["fulls"],
             "false_late": sum(1 for k, _, e in tot["misses"] if k == "false" and e.get("late")),
             "fulls_right": tot["fulls_right"],

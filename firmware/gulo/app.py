@@ -12,7 +12,8 @@
 #             gulo.debounce.LONG_PRESS_MS)
 #   ticker    closes the flow's confirmation window on time, even with no samples; sleeps otherwise
 #   lights    redraws the LED view when the flow changes, at ~30 fps only while something moves
-#             (an action's first picture is drawn by Nest.handle itself, before its report)
+#             (an action's first picture is drawn by Nest.handle itself, before its report);
+#             waiting for a blink, it looks for a change once a frame
 #   sound     follows the current tune on the buzzer PWM (a tune's first note is written by
 #             Nest.play itself); sleeps while nothing plays
 #   console   JSON lines in on the USB serial, woken by the bytes; everything that happens goes

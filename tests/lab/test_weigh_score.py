@@ -290,6 +290,23 @@ def test_scorer_an_attempt_in_which_the_pole_fell_is_the_reeds_and_not_scored():
     assert r["pole"] == 0 and r["changes"] == 2 and r["right"] == 1, r
 
 
+def test_scorer_an_event_the_game_ignores_after_the_pole_left_is_not_false():
+    # gulo.turnflow says nothing of the weigher's events while it waits after the pole left: after a
+    # pole alarm until every egg is back, between turns until the pole is back
+    alarm = [out(2000, "R"), {"what": "pole_out", "t_ms": 1900}, {"what": "pole_in", "t_ms": 4000},
+             {"what": "back", "t_ms": 8000, "t_in": 7000, "eggs": {"R": 1}}]
+    stray = [{"t_ms": 5000, "out": 1, "colour": "R"}]   # after R's window (2 s), before the pour-back
+    r = score(alarm, stray, merge_ms=1000)
+    assert (r["ignored"], r["false"]) == (1, 0), r
+    r = score(alarm, [{"t_ms": 9500, "out": 1, "colour": "R"}], merge_ms=1000)  # after it: false
+    assert (r["ignored"], r["false"]) == (0, 1), r
+    between = [out(2000, "R"), {"what": "pole_out", "t_ms": 4500}, {"what": "pole_in", "t_ms": 6000}]
+    r = score(between, stray, merge_ms=1000)
+    assert (r["ignored"], r["false"]) == (1, 0), r
+    r = score(between, [{"t_ms": 6500, "out": 1, "colour": "G"}], merge_ms=1000)  # pole back: false
+    assert (r["ignored"], r["false"]) == (0, 1), r
+
+
 class _Told:
     """A detector that records what it is told: at rest unless `busy` holds its sample times."""
 
