@@ -14,9 +14,10 @@ MOVING_MAX_MS more. A change is right when
 A change in which the reed opened (a `pole_out` from its first hand to merge_ms after its last
 hand left) is a pole alarm whatever the weigher says: it is counted apart (`pole`), not scored.
 Each change owns the events from its first hand (or rolling egg) until the next change or pour-back
-begins, at most WINDOW_MS after its last egg left; but an `out: 1` that names the previous egg's
-colour, when that change has no event yet and the next one's egg is not out yet, is the previous
-change's (late) verdict. Pour-backs expect one `full` event the same way.
+begins: any within WINDOW_MS after its last egg left, and its first one however late (the game
+still waits for its verdict: gulo.turnflow stays in the attempt); but an `out: 1` that names the
+previous egg's colour, when that change has no event yet and the next one's egg is not out yet, is
+the previous change's (late) verdict. Pour-backs expect one `full` event the same way.
 Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*, but for one
 said while the game listens to no weigher: after the pole left its seat, until every egg is back
 (an alarm) or the pole is (between turns): counted apart (`ignored`). `--misses`
@@ -140,10 +141,8 @@ def _changes(truth, merge_ms=MERGE_MS, rest=None):
             changes.append({"kind": "back", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"]})
     changes.sort(key=lambda c: c["t_in"])
     for i, c in enumerate(changes):
-        end = c["t_last"] + WINDOW_MS
-        if i + 1 < len(changes) and changes[i + 1]["t_in"] < end:
-            end = changes[i + 1]["t_in"]
-        c["t_end"] = end
+        c["t_end"] = changes[i + 1]["t_in"] if i + 1 < len(changes) else float("inf")
+        c["t_owed"] = c["t_last"] + WINDOW_MS
         c["events"] = []
     return changes
 
@@ -223,6 +222,11 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
         home = None
         for i, c in enumerate(changes):
             if c["t_in"] <= ev["t_ms"] < c["t_end"]:
+                # Past WINDOW_MS only as the change's first event: the game still waits for
+                # its verdict (gulo.turnflow stays in ATTEMPT, for up to nestfault's
+                # UNSETTLED_MS); once it has one, a later event is nobody's.
+                if ev["t_ms"] >= c["t_owed"] and c["events"]:
+                    break
                 home = c
                 # A late verdict: the previous egg's own colour, said once the next change had
                 # begun but before its egg was out, while the previous change still has no event.

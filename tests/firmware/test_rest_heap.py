@@ -179,8 +179,8 @@ asyncio.run(measure())
 
 
 def rest_heap(tmp_path, planted=None):
-    """Over 1.5 s of the whole app at rest: (bytes allocated, conversions read, frames drawn,
-    watchdog feeds)."""
+    """Over 1.5 s of the whole app at rest: (bytes allocated, conversions read); the frames drawn
+    and the watchdog's feeds are checked here."""
     folder = FIRMWARE
     if planted:
         folder = tmp_path / "planted"

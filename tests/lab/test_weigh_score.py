@@ -295,16 +295,29 @@ def test_scorer_an_event_the_game_ignores_after_the_pole_left_is_not_false():
     # pole alarm until every egg is back, between turns until the pole is back
     alarm = [out(2000, "R"), {"what": "pole_out", "t_ms": 1900}, {"what": "pole_in", "t_ms": 4000},
              {"what": "back", "t_ms": 8000, "t_in": 7000, "eggs": {"R": 1}}]
-    stray = [{"t_ms": 5000, "out": 1, "colour": "R"}]   # after R's window (2 s), before the pour-back
+    said = {"t_ms": 2500, "out": 1, "colour": "R"}
+    stray = [said, {"t_ms": 5000, "out": 1, "colour": "R"}]   # after R's verdict and its 2 s window
     r = score(alarm, stray, merge_ms=1000)
     assert (r["ignored"], r["false"]) == (1, 0), r
-    r = score(alarm, [{"t_ms": 9500, "out": 1, "colour": "R"}], merge_ms=1000)  # after it: false
+    r = score(alarm, [said, {"t_ms": 9500, "out": 1, "colour": "R"}], merge_ms=1000)  # after: false
     assert (r["ignored"], r["false"]) == (0, 1), r
     between = [out(2000, "R"), {"what": "pole_out", "t_ms": 4500}, {"what": "pole_in", "t_ms": 6000}]
     r = score(between, stray, merge_ms=1000)
-    assert (r["ignored"], r["false"]) == (1, 0), r
-    r = score(between, [{"t_ms": 6500, "out": 1, "colour": "G"}], merge_ms=1000)  # pole back: false
+    assert (r["ignored"], r["false"], r["right"]) == (1, 0, 1), r
+    r = score(between, [said, {"t_ms": 6500, "out": 1, "colour": "G"}], merge_ms=1000)  # pole back
     assert (r["ignored"], r["false"]) == (0, 1), r
+
+
+def test_scorer_a_verdict_the_game_still_waits_for_is_right_however_late():
+    # gulo.turnflow stays in the attempt until the weigher says (or nestfault's 30 s of motion):
+    # R said 3.5 s after it left, with no hand since, is the attempt's verdict, late; a second
+    # event that late is nobody's: false
+    truth = [out(2000, "R"), out(9000, "G", t_in=8000)]
+    late = {"t_ms": 5500, "out": 1, "colour": "R"}
+    r = score(truth, [late], merge_ms=1000)
+    assert (r["right"], r["false"], r["latency"]) == (1, 0, [3500]), r
+    r = score(truth, [{"t_ms": 2500, "out": 1, "colour": "R"}, late], merge_ms=1000)
+    assert (r["right"], r["false"]) == (1, 1), r
 
 
 class _Told:
