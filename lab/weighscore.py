@@ -20,7 +20,7 @@ previous egg's colour, when that change has no event yet and the next one's egg 
 the previous change's (late) verdict. Pour-backs expect one `full` event the same way.
 Any event in no one's window (a fumble, the pole, an idle nest) is a *false event*, but for one
 said while the game listens to no weigher: after the pole left its seat, until every egg is back
-(an alarm) or the pole is (between turns): counted apart (`ignored`). `--misses`
+(an alarm) or the pole is (between turns) and the detector is at rest: counted apart (`ignored`). `--misses`
 marks one `late` when it is what the last change before it was owed and did not get (its egg's
 colour, `out: 2` after several eggs, or a pour-back's `full`): said too late rather than without
 a cause (still false).
@@ -194,11 +194,12 @@ def _tagged(changes, ev):
     return ev
 
 
-def _pole_settles(truth, changes, merge_ms):
+def _pole_settles(truth, changes, merge_ms, first_at_rest):
     """[(from, to)]: while the game waits after the pole left its seat, deaf to the weigher's
     events (gulo.turnflow `_egg_event` says nothing in SETTLE): an alarm if an attempt was under
     way (its hand in, or its end not yet come), then until every egg is back (the next pour-back);
-    between turns, until the pole is back."""
+    between turns, until the pole is back; and then until the detector is at rest (`_maybe_ready`
+    waits for it), the event said as it comes to rest included."""
     spans = []
     for e in truth:
         if e["what"] != "pole_out":
@@ -206,7 +207,8 @@ def _pole_settles(truth, changes, merge_ms):
         t = e["t_ms"]
         alarm = any(c["kind"] == "out" and c["t_in"] <= t <= c["t_hand"] + merge_ms for c in changes)
         ends = [x["t_ms"] for x in truth if x["t_ms"] > t and x["what"] == ("back" if alarm else "pole_in")]
-        spans.append((t, min(ends) if ends else float("inf")))
+        still = first_at_rest(min(ends)) if ends else None
+        spans.append((t, still if still is not None else float("inf")))
     return spans
 
 
@@ -217,7 +219,7 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
            "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0,
            "before_contact": 0, "pole": 0, "ignored": 0}
-    deaf = _pole_settles(truth, changes, merge_ms)
+    deaf = _pole_settles(truth, changes, merge_ms, _resting(rest))
     for ev in events:
         home = None
         for i, c in enumerate(changes):
@@ -236,7 +238,7 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
                         and ev.get("colour") == prev["colours"][0]):
                     home = prev
                 break
-        if home is None and any(a <= ev["t_ms"] < b for a, b in deaf):
+        if home is None and any(a <= ev["t_ms"] <= b for a, b in deaf):
             res["ignored"] += 1
         elif home is None or (home["kind"] == "back" and ("full" not in ev or home["events"])):
             res["false"] += 1

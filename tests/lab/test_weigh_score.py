@@ -306,6 +306,13 @@ def test_scorer_an_event_the_game_ignores_after_the_pole_left_is_not_false():
     assert (r["ignored"], r["false"], r["right"]) == (1, 0, 1), r
     r = score(between, [said, {"t_ms": 6500, "out": 1, "colour": "G"}], merge_ms=1000)  # pole back
     assert (r["ignored"], r["false"]) == (0, 1), r
+    # ... and the game waits on until the nest is at rest (`_maybe_ready`): what the detector says
+    # as it comes to rest (here at 6800) is unheard too; once at rest, the pick listens again
+    settling = [(t, not 6000 <= t < 6800) for t in range(1000, 9000, 100)]
+    r = score(between, [said, {"t_ms": 6800, "out": 2}], merge_ms=1000, rest=settling)
+    assert (r["ignored"], r["false"]) == (1, 0), r
+    r = score(between, [said, {"t_ms": 7000, "out": 2}], merge_ms=1000, rest=settling)
+    assert (r["ignored"], r["false"]) == (0, 1), r
 
 
 def test_scorer_a_verdict_the_game_still_waits_for_is_right_however_late():
