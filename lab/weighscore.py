@@ -129,7 +129,8 @@ def _changes(truth, merge_ms=MERGE_MS, rest=None):
             c["t_in"] = min(c["t_in"], e["t_in"])
             if hand:
                 c["t_hand"] = max(c["t_hand"], e["t_ms"])
-                end = ends(max(end, e["t_ms"]), c)
+                # (a change begun by a rolling egg has no end yet: the hand's own rule gives one)
+                end = ends(max(end, e["t_ms"]) if end is not None else e["t_ms"] + merge_ms, c)
         else:
             c = {"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
                  "t_hand": e["t_ms"], "t_off": min(e.get("t_lift", e["t_ms"]), e["t_ms"]),

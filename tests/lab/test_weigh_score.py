@@ -129,6 +129,12 @@ def test_scorer_eggs_close_together_may_be_one_or_several_events():
     assert score(truth, [{"t_ms": 2200, "out": 1, "colour": "R"}])["right"] == 0
 
 
+def test_scorer_a_hand_that_takes_an_egg_just_after_one_rolled_out_is_one_attempt():
+    truth = [out(2000, "R", t_in=1800, cause="drop"), out(2500, "G", t_in=2300)]
+    r = score(truth, [{"t_ms": 3000, "out": 2}], merge_ms=1000)
+    assert r["changes"] == 1 and r["right"] == 1, r
+
+
 def test_scorer_false_events_and_fulls():
     truth = [out(2000, "R"), {"what": "touch", "t_ms": 9000, "t_in": 8000},
              {"what": "back", "t_ms": 15000, "t_in": 14000, "eggs": {"R": 1}}]
