@@ -23,25 +23,11 @@ from gulo.weigher import Weigher
 from lab.weighscore import MODELS, run, score, trace
 
 
-class _Watched:
-    """A weigher whose state at rest is recorded at every sample (to look up at any time)."""
-
-    def __init__(self, weigher):
-        self.w = weigher
-        self.t = []
-        self.rest = []
-
-    def __getattr__(self, name):
-        return getattr(self.w, name)
-
-    def feed(self, t_ms, grams):
-        self.t.append(t_ms)
-        self.rest.append(self.w.at_rest)
-        return self.w.feed(t_ms, grams)
-
-    def at_rest_at(self, t_ms):
-        i = bisect.bisect_right(self.t, t_ms) - 1
-        return self.rest[i] if i >= 0 else False
+def _at_rest_at(rest, t_ms):
+    """The detector's state as the last sample at or before `t_ms` came (before it was fed), from
+    `rest`: [(t_ms, at_rest after that sample)] as lab.weighscore.run records it."""
+    i = bisect.bisect_right(rest, (t_ms, True)) - 1
+    return rest[i - 1][1] if i >= 1 else False
 
 
 def _hand_left_before(truth, t_in):
@@ -66,15 +52,15 @@ def kinds(model, rate, seeds, merge_ms=AFTER_HAND_MS):
     lighter = 0
     for seed in seeds:
         world, samples = trace(model, seed, rate)
-        w = _Watched(Weigher(masses=world.masses, pole_g=world.pole_g))
         rest = []
+        w = Weigher(masses=world.masses, pole_g=world.pole_g)
         res = score(world.truth, run(w, samples, world.truth, rest), merge_ms, rest)
         takes = {e["t_ms"]: e for e in world.truth if e["what"] == "out"}
         for c in res["attempts"]:
             if c["verdict"] == "pole":
                 continue   # a pole alarm whatever was weighed: not scored
             eggs = "one egg" if len(c["colours"]) == 1 else "several"
-            state = "at rest" if w.at_rest_at(c["t_in"]) else "busy"
+            state = "at rest" if _at_rest_at(rest, c["t_in"]) else "busy"
             left = _hand_left_before(world.truth, c["t_in"])
             if left is None:
                 gap = "none before"

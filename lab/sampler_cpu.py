@@ -44,7 +44,7 @@ async def sampler(self, silence):
         now = self.clock.now()
         if hx.ready():
             silence.heard(now)
-            raw = hx.poll()
+            raw = hx.take()
             if raw is not None:
                 self.last_cg = self.scale.centigrams(raw)
         await asyncio.sleep_ms(silence.look_in_ms(self.clock.now()))

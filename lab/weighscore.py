@@ -195,6 +195,12 @@ def _tagged(changes, ev):
     return ev
 
 
+def _in_attempt(c, t, merge_ms):
+    """The reed opening at `t` falls in change `c`'s attempt (from its first hand until merge_ms
+    after its last hand left): a pole alarm."""
+    return c["kind"] == "out" and c["t_in"] <= t <= c["t_hand"] + merge_ms
+
+
 def _pole_settles(truth, changes, merge_ms, first_at_rest):
     """[(from, to)]: while the game waits after the pole left its seat, deaf to the weigher's
     events (gulo.turnflow `_egg_event` says nothing in SETTLE): an alarm if an attempt was under
@@ -206,7 +212,7 @@ def _pole_settles(truth, changes, merge_ms, first_at_rest):
         if e["what"] != "pole_out":
             continue
         t = e["t_ms"]
-        alarm = any(c["kind"] == "out" and c["t_in"] <= t <= c["t_hand"] + merge_ms for c in changes)
+        alarm = any(_in_attempt(c, t, merge_ms) for c in changes)
         ends = [x["t_ms"] for x in truth if x["t_ms"] > t and x["what"] == ("back" if alarm else "pole_in")]
         still = first_at_rest(min(ends)) if ends else None
         spans.append((t, still if still is not None else float("inf")))
@@ -255,7 +261,7 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
     # the out changes, each given its "verdict" below: "pole", "right" or "wrong"
     res["attempts"] = [c for c in changes if c["kind"] == "out"]
     for c in changes:
-        if c["kind"] == "out" and any(c["t_in"] <= t <= c["t_hand"] + merge_ms for t in poles):
+        if any(_in_attempt(c, t, merge_ms) for t in poles):
             res["pole"] += 1       # the reed opened in the attempt: a pole alarm, whatever was weighed
             c["verdict"] = "pole"
             continue

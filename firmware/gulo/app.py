@@ -252,9 +252,10 @@ class Nest:
             await asyncio.sleep_ms(silence.look_in_ms(self.clock.now()))
 
     def _conversion(self, hx, now):
-        # A conversion is waiting: read it and give it to the flow (and the weigher in it).
+        # A conversion is waiting (the look found DOUT low): read it and give it to the flow (and
+        # the weigher in it).
         try:
-            raw = hx.poll()
+            raw = hx.take()
         except HX711Fault as e:  # a saturated reading. Only the driver's own fault: any other
             self._hx_fault(str(e), now)  # exception is a bug, for the crash handler (_crash)
             return

@@ -83,7 +83,7 @@ class HX711:
 
     def wait_ready(self, timeout_ms=READY_TIMEOUT_MS):
         """Block until ready, at most timeout_ms; HX711Fault naming the silent cell otherwise.
-        (The async sampler never blocks: it calls poll() when Silence.look_in_ms says.)"""
+        (The async sampler never blocks: it looks at ready() when Silence.look_in_ms says.)"""
         clock = self.clock
         start = clock.ticks_ms()
         while not self.ready():
@@ -126,10 +126,13 @@ class HX711:
         return values
 
     def poll(self):
-        """Non-blocking: the summed conversion if one is waiting and settled, else None. (The
-        async sampler calls this when Silence.look_in_ms says and times silence out itself.)"""
-        if not self.ready():
-            return None
+        """Non-blocking: the summed conversion if one is waiting and settled, else None."""
+        return self.take() if self.ready() else None
+
+    def take(self):
+        """The conversion waiting (the caller has seen ready()), all cells summed (raw counts), or
+        None for one of the reads discarded after power-up. The async sampler calls this when its
+        own look found DOUT low, and times silence out itself (Silence)."""
         total = 0
         for v in self.read_raw():
             total += v
@@ -143,20 +146,16 @@ class HX711:
         after power-up. Blocks at most timeout_ms per conversion."""
         while True:
             self.wait_ready(timeout_ms)
-            total = 0
-            for v in self.read_raw():
-                total += v
-            if self._discard:
-                self._discard -= 1
-                continue
-            return total
+            total = self.take()
+            if total is not None:
+                return total
 
 
 class Silence:
     """When the sampler looks at DOUT again, and when a quiet HX711 becomes a fault (the async
     sampler's timing, kept pure for tests). Silence counts from the end of the power-up settling,
     and any conversion the chip offers (DOUT low) is an answer, even one of the first reads that
-    poll() discards: counting those as silence made a healthy HX711 show a fault at boot."""
+    take() discards: counting those as silence made a healthy HX711 show a fault at boot."""
 
     def __init__(self, now_ms):
         self.since = later(now_ms, POWER_UP_MS)   # ahead: the power-up settling is no silence

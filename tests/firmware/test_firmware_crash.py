@@ -130,7 +130,7 @@ class Raising:
         self.error = error
     def ready(self):
         return True
-    def poll(self):
+    def take(self):
         raise self.error
 
 def sample(error):
