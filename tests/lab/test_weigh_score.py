@@ -381,3 +381,14 @@ def test_the_fourth_models_sweep_holds_parameters_it_has():
         assert name in PARAMS, name
         value = values[0] if values else 86.0
         assert session(1, setting=80, **{name: value}).samples, name
+
+
+def test_the_max_min_reference_s_window_shrinks_to_its_150_ms_at_10_sps():
+    # its window is 150 ms at the rate measured over the first 10 periods, at least 4 samples:
+    # at 10 SPS 4 (it started at 12 and once stayed at 10, deleting one sample a feed)
+    from lab.baseline_weigher import BaselineWeigher
+
+    b = BaselineWeigher(window_ms=150)
+    for i in range(30):
+        b.feed(100 * i, 400.0)
+    assert b.window == 4 and len(b.buf) == 4 and b.at_rest, (b.window, len(b.buf))
