@@ -75,7 +75,8 @@ def _meets(rate, w, b):
 
 
 def matrix(traces, say=None):
-    """{(model, rate): (weigher figures, max-min figures, sessions, attempts the pole decided)} over
+    """{(model, rate): (weigher figures, max-min figures, sessions, attempts the pole decided, the
+    weigher's eggs said out and put back in time: gulo.turnflow `put_back`)} over
     `traces` sessions (each detector's attempts scored are in its figures)."""
     made = detectors()
     out = {}
@@ -85,7 +86,7 @@ def matrix(traces, say=None):
             tots = evaluate_all(made, range(FIRST_SEED, FIRST_SEED + traces), model=model, rate=rate,
                                 merge_ms=MERGE_MS)
             w, b = figures(tots["weigher"]), figures(tots["baseline"])
-            out[(model, rate)] = (w, b, traces, w[3]["pole"])
+            out[(model, rate)] = (w, b, traces, w[3]["pole"], w[3]["put_back"])
             if say:
                 say(f"{model} {rate}: weigher {_say(w)}; max-min {_say(b)} "
                     f"({time.monotonic() - t0:.0f} s)")
@@ -95,10 +96,11 @@ def matrix(traces, say=None):
 def matrix_rows(cells, traces):
     cmd = f"{CMD} --traces {traces}" if traces != 300 else CMD
     rows = []
-    for (model, rate), (w, b, n, pole) in cells.items():
+    for (model, rate), (w, b, n, pole, put_back) in cells.items():
         tag = "tried on" if model in TUNED_ON else "blind"
         rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions ({pole} attempts more "
-                               f"the pole decided)",
+                               f"the pole decided; {put_back} eggs said out the game took back as "
+                               f"put back in time)",
                      "value": f"weigher: {_say(w)}", "baseline": f"max-min: {_say(b)}",
                      "ratio": _meets(rate, w, b), "command": cmd})
     for rate in RATES:

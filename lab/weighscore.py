@@ -24,6 +24,11 @@ said while the game listens to no weigher: after the pole left its seat, until e
 marks one `late` when it is what the last change before it was owed and did not get (its egg's
 colour, `out: 2` after several eggs, or a pour-back's `full`): said too late rather than without
 a cause (still false).
+An `out: 1` the game takes back is no event (counted apart, `put_back`): the egg came back alone
+before the attempt ended (gulo.turnflow's CONFIRM, `put_back`: `run` follows it). A change whose
+eggs a pour-back brings back, its hand in before the attempt ended (or the game took the verdict
+back) and no other egg out, was put back: right with no event (and with its verdict, if the
+game's attempt, ended from the weigher's calm, was over before that hand came).
 Latency: from the change's last hand leaving (its last contact) to the event by which the game has
 its verdict (one egg: the first event; several: the event by which two eggs have been said).
 The weigher is told each take's demanded colour as the game would (`run`, `demands`).
@@ -127,6 +132,7 @@ def _changes(truth, merge_ms=MERGE_MS, rest=None):
             c["how"] = "several eggs"
             c["t_last"] = max(c["t_last"], e["t_ms"])
             c["t_in"] = min(c["t_in"], e["t_in"])
+            c["t_off"] = min(c["t_off"], e.get("t_lift", e["t_ms"]), e["t_ms"])   # the first egg gone
             if hand:
                 c["t_hand"] = max(c["t_hand"], e["t_ms"])
                 # (a change begun by a rolling egg has no end yet: the hand's own rule gives one)
@@ -137,6 +143,17 @@ def _changes(truth, merge_ms=MERGE_MS, rest=None):
                  "colours": [e["colour"]], "how": e.get("hand", e["cause"])}
             changes.append(c)
             end = ends(e["t_ms"] + merge_ms, c) if hand else None
+        c["end"] = end
+    for e in truth:
+        if e["what"] == "back" and e["eggs"]:
+            # bringing back just the last attempt's eggs (no other was out), its hand in before
+            # that attempt ended (or the game took the verdict back): put back, nothing taken
+            n = e["eggs"] if isinstance(e["eggs"], int) else sum(e["eggs"].values())
+            last = max((c for c in changes if c["kind"] == "out" and c["t_in"] < e["t_in"]),
+                       key=lambda c: c["t_in"], default=None)
+            if last is not None and n == len(last["colours"]):
+                last["back_at"] = e["t_in"]
+                last["returned"] = last["end"] is not None and e["t_in"] < last["end"]
     for e in truth:
         if e["what"] == "back" and e["eggs"]:
             changes.append({"kind": "back", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"]})
@@ -149,6 +166,8 @@ def _changes(truth, merge_ms=MERGE_MS, rest=None):
 
 
 def _right(change, evs):
+    if change.get("returned") and not evs:
+        return True        # put back in its attempt: nothing taken (or the egg said, taken back)
     colours = change["colours"]
     if len(colours) == 1:
         return len(evs) == 1 and evs[0].get("out") == 1 and evs[0].get("colour") == colours[0]
@@ -225,9 +244,15 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
     changes = _changes(truth, merge_ms, rest)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
            "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0,
-           "before_contact": 0, "pole": 0, "ignored": 0}
+           "before_contact": 0, "pole": 0, "ignored": 0, "put_back": 0}
     deaf = _pole_settles(truth, changes, merge_ms, _resting(rest))
     for ev in events:
+        if ev.get("put_back"):
+            res["put_back"] += 1   # taken back by the game: the egg came back before the attempt ended
+            for c in changes:      # (by the game's end, its weigher's calm: after the scorer's own)
+                if "back_at" in c and c["t_in"] <= ev["t_ms"] < c["back_at"]:
+                    c["returned"] = True
+            continue
         home = None
         for i, c in enumerate(changes):
             if c["t_in"] <= ev["t_ms"] < c["t_end"]:
@@ -280,9 +305,10 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
         c["verdict"] = "right" if not early and _right(c, c["events"]) else "wrong"
         if c["verdict"] == "right":
             res["right"] += 1
-            lat = _verdict_ms(c) - c["t_hand"]
-            res["latency"].append(lat)
-            res["by_how"].setdefault(c["how"], []).append(lat)
+            if c["events"]:        # (an egg put back in its attempt has no verdict to time)
+                lat = _verdict_ms(c) - c["t_hand"]
+                res["latency"].append(lat)
+                res["by_how"].setdefault(c["how"], []).append(lat)
         else:
             res["wrong"].append({"t_ms": c["t_first"], "colours": c["colours"], "events": c["events"]})
     return res
@@ -342,8 +368,10 @@ def run(detector, samples, truth=(), rest=None):
     while the detector is not at rest leaves the demand as it was (the weigher forgets it itself
     once it has said an egg)."""
     told = demands(truth) if hasattr(detector, "set_demand") else []
+    counts = hasattr(detector, "t_calm") and hasattr(detector, "last_change_g")
     i = 0
     events = []
+    said = None          # an `out: 1` the game is still judging: (event, eggs out then, attempt end)
     for t, g, pole in samples:
         while i < len(told) and t >= told[i][0]:
             if detector.at_rest:
@@ -353,6 +381,20 @@ def run(detector, samples, truth=(), rest=None):
         ev = detector.feed(t, g)
         if ev is not None:
             events.append(ev)
+        if ev is not None and "out" in ev:
+            said = (ev, detector.out, detector.t_calm + ATTEMPT_END_MS) if ev["out"] == 1 and counts else None
+        elif said is not None and not pole:
+            said = None          # the pole's alarm: the game has acted
+        elif said is not None:
+            # gulo.turnflow's CONFIRM (`put_back`): that egg back alone before the attempt ends
+            # was not taken; else the game acts at the end, once the nest is still
+            ev0, n, end = said
+            if detector.out < n and abs(detector.last_change_g() + detector.masses[ev0["colour"]]) \
+                    < detector.tolerance_g():
+                ev0["put_back"] = True
+                said = None
+            elif t >= end and (detector.at_rest or t >= end + MOVING_MAX_MS):
+                said = None
         if rest is not None:
             rest.append((t, detector.at_rest))
     return events
@@ -361,13 +403,13 @@ def run(detector, samples, truth=(), rest=None):
 def _empty():
     return {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
             "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0, "before_contact": 0,
-            "pole": 0, "ignored": 0}
+            "pole": 0, "ignored": 0, "put_back": 0}
 
 
 def _add(tot, seed, r):
     tot["traces"] += 1
     for k in ("changes", "right", "false", "fulls", "fulls_right", "early", "before_contact", "pole",
-              "ignored"):
+              "ignored", "put_back"):
         tot[k] += r[k]
     tot["latency"] += r["latency"]
     tot["full_latency"] += r["full_latency"]
@@ -409,6 +451,7 @@ def summary(tot):
     return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
             "false": tot["false"], "early": tot["early"], "before_contact": tot.get("before_contact", 0),
             "pole": tot.get("pole", 0), "ignored": tot.get("ignored", 0),
+            "put_back": tot.get("put_back", 0),
             "fulls": tot["fulls"],
             "false_late": sum(1 for k, _, e in tot["misses"] if k == "false" and e.get("late")),
             "fulls_right": tot["fulls_right"],

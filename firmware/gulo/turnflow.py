@@ -10,9 +10,10 @@
 #            (after an alarm the eggs go back first; after a success the egg stays in the bag)
 #   PICK     the player to act reveals or chooses with the buttons
 #   ATTEMPT  a colour is demanded: the nest is watched
-#   CONFIRM  the demanded egg came out cleanly; until the attempt ends (docs/attempt-end.md:
-#            AFTER_HAND_MS after the hand left, and never while the nest still moves) a second
-#            egg or the pole still turns the success into an alarm
+#   CONFIRM  one egg came out; until the attempt ends (docs/attempt-end.md: AFTER_HAND_MS after
+#            the hand left, and never while the nest still moves) a second egg or the pole still
+#            turns it into an alarm, and the egg put back makes it nothing (ATTEMPT again); then
+#            the demanded colour is a success, another an alarm (the engine's "wrong egg")
 #   WON      the game is over
 #   MENU     players / variant / new game (the menu button)
 #   CALIBRATE  a calibration is open (pause_for_calibration / end_calibration): weights on the
@@ -70,7 +71,8 @@ class TurnFlow:
         self.checked_g = None       # the settled level that check last weighed
         self.word = None            # no tare, a game under way: the family's word on a full nest,
         #                             False while asked (its prompt), True once given (Reveal)
-        self.pending = None         # the demanded colour that came out, while CONFIRM runs
+        self.pending = None         # the colour that came out, while CONFIRM runs
+        self.out_said = 0           # the weigher's eggs out when it said that one
         self.told = None            # the demand the weigher was last given (ATTEMPT only)
         self.confirm_until = 0      # when the attempt may end (moved on while the nest moves)
         self.confirm_last = 0       # when it ends whatever the nest does
@@ -202,8 +204,20 @@ class TurnFlow:
         left = diff(self.confirm_until, t_ms)
         return left if left > 0 else 0
 
+    def put_back(self):
+        """In CONFIRM: the egg said out came back, alone (the weigher counts one egg fewer out, and
+        its weight is what came in; not a pour-back of the round's eggs)."""
+        w = self.weigher
+        return w.out < self.out_said and abs(w.last_change_g() + w.masses[self.pending]) < w.tolerance_g()
+
     def tick(self, t_ms):
         """Time passes: ends the attempt (docs/attempt-end.md), notices a nest that is ready."""
+        if self.phase == CONFIRM and self.put_back():
+            # the egg came back before the attempt ended (lifted clear, then put back): nothing
+            # was taken, the attempt goes on (docs/rules.md)
+            self.phase = ATTEMPT
+            self.pending = None
+            return [{"phase": ATTEMPT, "demand": self.game.demand}]
         if self.phase == CONFIRM and self.due_in(t_ms) == 0:
             if not self.weigher.at_rest and diff(t_ms, self.confirm_last) < 0:
                 self.confirm_until = later(t_ms, _POLL_MS)   # something is still moving: wait for it
@@ -302,11 +316,12 @@ class TurnFlow:
     def _egg_event(self, ev, t_ms):
         if self.phase == ATTEMPT:
             if ev.get("out") == 1:
+                # judged when the attempt ends, the demanded colour or not (the engine makes a
+                # wrong egg an alarm): an egg put back before then was not taken
                 colour = ev["colour"]
-                if colour != self.game.demand:
-                    return self._act({"do": "take", "egg": colour}, t_ms)  # wrong egg: an alarm
                 self.phase = CONFIRM
                 self.pending = colour
+                self.out_said = self.weigher.out
                 # the attempt ends AFTER_HAND_MS after the hand left (the calm's start)
                 left = AFTER_HAND_MS - diff(t_ms, self.weigher.t_calm)
                 self.confirm_until = later(t_ms, left) if left > 0 else t_ms

@@ -155,6 +155,80 @@ def test_two_eggs_at_once_are_an_alarm():
     assert b.flow.phase == PICK
 
 
+def _lifted_and_put_back(grams, held_ms, first_event_acts=False):
+    """Green demanded; an egg of `grams` lifted clear, held `held_ms`, put back; then a green
+    egg taken. `first_event_acts`: the flow acts on the weigher's first word, as a wrong egg's
+    alarm once did (a planted fault). Returns (the verdicts, the notes saying the egg out, the
+    notes of the attempt going on once it came back)."""
+    b = started()
+    if first_event_acts:
+        judge = b.flow._egg_event
+
+        def at_once(ev, t_ms):
+            if b.flow.phase == ATTEMPT and ev.get("out") == 1:
+                return b.flow._act({"do": "take", "egg": ev["colour"]}, t_ms)
+            return judge(ev, t_ms)
+        b.flow._egg_event = at_once
+    b.flow.button("reveal", b.t)
+    assert b.flow.game.demand == "G"
+    b.grams -= grams
+    b.run(held_ms)
+    said = [n for n in b.notes if n.get("phase") == CONFIRM]
+    k = len(b.notes)
+    b.grams += grams
+    b.run(1500)
+    back = [n for n in b.notes[k:] if n.get("phase") == ATTEMPT]
+    b.grams -= 10.0
+    v = b.judged()
+    return v, said, back
+
+
+def test_an_egg_put_back_before_the_attempt_ends_was_not_taken():
+    for grams in (18.0, 10.0):     # another colour, and the demanded one
+        v, said, back = _lifted_and_put_back(grams, 700)
+        assert said and said[0]["egg"] == ("B" if grams == 18.0 else "G"), said   # it was said out
+        assert back == [{"phase": ATTEMPT, "demand": "G"}], back                  # and came back
+        assert [x["event"] for x in v] == ["success"], v
+
+
+def test_planted_fault_a_flow_that_acts_on_the_first_word_calls_a_put_back_egg_taken():
+    v, _, _ = _lifted_and_put_back(18.0, 700, first_event_acts=True)
+    assert v[0]["event"] == "alarm" and v[0]["cause"] == "wrong egg", v
+
+
+def test_an_egg_put_back_after_the_attempt_ended_was_taken():
+    v, _, back = _lifted_and_put_back(18.0, 2500)
+    assert not back and v[0]["event"] == "alarm" and v[0]["cause"] == "wrong egg", v
+
+
+def _poured_back_in_the_attempt(any_fewer_out=False):
+    """Green taken (a success); red demanded and taken; within its attempt the family pours both
+    back. `any_fewer_out`: the flow takes any fall of the weigher's count for the egg put back (a
+    planted fault). Returns the verdicts."""
+    b = started()
+    if any_fewer_out:
+        b.flow.put_back = lambda: b.flow.weigher.out < b.flow.out_said
+    b.flow.button("reveal", b.t)
+    b.grams -= 10.0
+    b.judged()
+    b.run(1500)
+    b.flow.button("reveal", b.t)
+    assert b.flow.game.demand == "R"
+    b.grams -= 16.0
+    b.run(700)
+    assert b.flow.phase == CONFIRM
+    b.grams += 16.0 + 10.0
+    return b.judged()
+
+
+def test_eggs_poured_back_in_the_attempt_are_no_egg_put_back():
+    assert [x["event"] for x in _poured_back_in_the_attempt()] == ["success", "success"]
+
+
+def test_planted_fault_a_flow_that_takes_a_pour_back_for_a_put_back_loses_the_success():
+    assert [x["event"] for x in _poured_back_in_the_attempt(any_fewer_out=True)] == ["success"]
+
+
 def test_the_pole_alarm_is_immediate():
     b = started()
     b.flow.button("reveal", b.t)

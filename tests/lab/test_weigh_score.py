@@ -392,3 +392,105 @@ def test_the_max_min_reference_s_window_shrinks_to_its_150_ms_at_10_sps():
     for i in range(30):
         b.feed(100 * i, 400.0)
     assert b.window == 4 and len(b.buf) == 4 and b.at_rest, (b.window, len(b.buf))
+
+
+def test_scorer_several_eggs_are_off_the_bowl_once_the_first_of_them_is():
+    # G's hand comes at 1000 and holds it half-lifted until 3000; R rolls out at 1500: "out: 2"
+    # at 2500 judged a level two eggs' weight lighter, after R had gone: not early. Planted: the
+    # change's first egg taken as the one whose hand came first (G, off the bowl at 3000).
+    truth = [dict(out(3100, "G", t_in=1000), t_lift=3000), out(1500, "R", t_in=1300, cause="drop")]
+    r = score(truth, [{"t_ms": 2500, "out": 2}], merge_ms=1000)
+    assert (r["changes"], r["early"], r["right"]) == (1, 0, 1), r
+    import lab.weighscore as ws
+
+    grouped = ws._changes
+
+    def first_hand_only(truth, merge_ms=ws.MERGE_MS, rest=None):
+        changes = grouped(truth, merge_ms, rest)
+        for c in changes:
+            first = min((e for e in truth if e["what"] == "out" and e["t_in"] >= c["t_in"]),
+                        key=lambda e: e["t_in"], default=None)
+            if c["kind"] == "out" and first is not None:
+                c["t_off"] = min(first.get("t_lift", first["t_ms"]), first["t_ms"])
+        return changes
+    ws._changes = first_hand_only
+    try:
+        r = score(truth, [{"t_ms": 2500, "out": 2}], merge_ms=1000)
+    finally:
+        ws._changes = grouped
+    assert (r["early"], r["right"]) == (1, 0), r
+
+
+class _PutBack:
+    """A detector that says "B out" at 2000 (its calm from 1500); a hand in the nest from `hand_ms`
+    for 400 ms (not at rest), which puts `back_g` in as it leaves (its count of eggs out falls)."""
+
+    masses = {"B": 18.0}
+
+    def __init__(self, hand_ms, back_g=18.0):
+        self.hand_ms, self.back_g = hand_ms, back_g
+        self.out = 0
+        self.t_calm = 0
+        self.at_rest = True
+        self._last = 0.0
+
+    def set_pole(self, seated):
+        pass
+
+    def last_change_g(self):
+        return self._last
+
+    def tolerance_g(self):
+        return 1.0
+
+    def feed(self, t, g):
+        self.at_rest = not self.hand_ms <= t < self.hand_ms + 400
+        if t == 2000:
+            self.out, self.t_calm, self._last = 1, 1500, 18.0
+            return {"t_ms": t, "out": 1, "colour": "B"}
+        if t == self.hand_ms + 400:
+            self.out, self._last = 0, -self.back_g
+        return None
+
+
+def test_scorer_an_egg_put_back_before_the_attempt_ends_is_no_event():
+    # gulo.turnflow's CONFIRM (`put_back`): B said out, and back alone before the attempt ended
+    # (the calm's start + 1 s, and on while the nest moves): the game took nothing, and the
+    # scorer counts no event. Put back once the game had acted (the nest at rest at its end), or
+    # with other eggs (a pour-back): the game's verdict stands; the model calls the lift a touch,
+    # so it is a false event.
+    from lab.weighscore import run
+
+    truth = [{"what": "touch", "t_in": 1000, "t_ms": 4000}]
+    samples = [(t, 500.0, True) for t in range(0, 6000, 100)]
+    for hand_ms, back_g, put_back in ((2300, 18.0, True), (2600, 18.0, False), (2300, 28.0, False)):
+        events = run(_PutBack(hand_ms, back_g), samples, truth)
+        assert [bool(e.get("put_back")) for e in events] == [put_back], (hand_ms, back_g, events)
+        r = score(truth, events, merge_ms=1000)
+        assert (r["put_back"], r["false"]) == ((1, 0) if put_back else (0, 1)), r
+    # planted: a game that acts on the first word (no calm to end the attempt from: run() cannot
+    # follow the attempt) calls the egg put back in time a false event
+    d = _PutBack(2300)
+    del d.t_calm
+    r = score(truth, run(d, samples, truth), merge_ms=1000)
+    assert (r["put_back"], r["false"]) == (0, 1), r
+
+
+def test_scorer_an_egg_poured_back_in_its_own_attempt_was_not_taken():
+    # R's hand left at 2000; a hand pours it back from 2600, before the attempt ended (1 s): the
+    # game judges it put back (gulo.turnflow `put_back`), so no verdict is right (and so is R's,
+    # the game's attempt ending by the weigher's calm, which may come before the scorer's). From
+    # 3500, or with another egg of the round (2 back), it was taken: its verdict is owed.
+    for t_in, eggs, right_without in ((2600, 1, 1), (3500, 1, 0), (2600, 2, 0)):
+        truth = [out(2000, "R"), {"what": "back", "t_in": t_in, "t_ms": t_in + 600, "eggs": eggs}]
+        r = score(truth, [], merge_ms=1000)
+        assert (r["changes"], r["right"]) == (1, right_without), (t_in, eggs, r)
+        r = score(truth, [{"t_ms": 2500, "out": 1, "colour": "R"}], merge_ms=1000)
+        assert r["right"] == 1, (t_in, eggs, r)
+        r = score(truth, [{"t_ms": 2500, "out": 1, "colour": "G"}], merge_ms=1000)
+        assert r["right"] == 0, (t_in, eggs, r)
+    # the game's attempt ends from its weigher's calm, later than the scorer's when the nest
+    # settled slowly: the game took R's verdict back, so the pour-back from 3500 was in time
+    truth = [out(2000, "R"), {"what": "back", "t_in": 3500, "t_ms": 4100, "eggs": 1}]
+    r = score(truth, [{"t_ms": 2900, "out": 1, "colour": "R", "put_back": True}], merge_ms=1000)
+    assert (r["right"], r["put_back"], r["false"]) == (1, 1, 0), r
