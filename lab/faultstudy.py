@@ -39,6 +39,11 @@ class Watched:
         self.first = None  # (t_ms, word) of the first fault shown
         self.noise = []    # the learned noise at rest, a sample at a time (cg)
 
+    def __getattr__(self, name):
+        # the rest (at_rest, set_demand, out, t_calm...) is the weigher's: lab.weighscore.run
+        # plays the game's part with it
+        return getattr(self.w, name)
+
     def set_pole(self, seated):
         self.w.set_pole(seated)
 
@@ -57,15 +62,17 @@ class Watched:
 
 def session(model, rate, seed, extra=0.0):
     """One session: (most motion counted ms, learned noise at rest: median and highest (cg),
-    faults shown, the weigher's events, the model's truth)."""
+    faults shown, the weigher's events, the model's truth, the weigher's rest per sample), the
+    game's demands told as lab.weighscore.run tells them."""
     world, samples = weighscore.trace(model, seed, rate)
     if extra:
         rng = random.Random(seed)
         samples = [(t, g + rng.gauss(0, extra), p) for t, g, p in samples]
     det = Watched(world)
-    events = run(det, samples)
+    rest = []
+    events = weighscore.run(det, samples, world.truth, rest)
     noise = sorted(det.noise)
-    return det.most, noise[len(noise) // 2], noise[-1], det.faults, events, world.truth
+    return det.most, noise[len(noise) // 2], noise[-1], det.faults, events, world.truth, rest
 
 
 def play(a):
@@ -91,8 +98,8 @@ def noise(a):
                 med = []
                 faulted = 0
                 for s in range(a.seed, a.seed + a.traces):
-                    _most, m, _hi, faults, events, truth = session(model, rate, s, extra)
-                    r = weighscore.score(truth, events)
+                    _most, m, _hi, faults, events, truth, rest = session(model, rate, s, extra)
+                    r = weighscore.score(truth, events, weighscore.ATTEMPT_END_MS, rest)
                     for k in tot:
                         tot[k] += r[k]
                     med.append(m)
