@@ -392,8 +392,6 @@ class Nest:
             first = None
             if line is None:
                 first = await woken.read(1)
-                if not first:
-                    return  # stdin at its end (the unix port): no line can come
                 continue
             # The firmware's one on-demand import: the console's code (gulo.commands with the
             # parser and the calibration) comes with the first line, not at boot: they hold about
@@ -415,8 +413,6 @@ class Nest:
                 if not poller.poll(0):
                     return None
                 ch = stdin.read(1)
-                if not ch:
-                    return None  # end of file: console() ends
             if ch in (b"\n", b"\r"):
                 if self.line:
                     line = bytes(self.line)

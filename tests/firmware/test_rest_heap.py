@@ -42,14 +42,6 @@ PLANTS = {
                      "elif flow.phase in (PICK, MENU):"),
 }
 
-# The console's stdin at its end: the old task read "nothing" forever (planted: its end not seen)
-EOF_PLANTS = {
-    "console": ("app.py",
-                "                if not first:\n"
-                "                    return  # stdin at its end (the unix port): no line can come\n",
-                ""),
-}
-
 RUN = r"""
 import sys, gc, time, asyncio
 sys.path.insert(0, "FOLDER")
@@ -160,14 +152,6 @@ async def dout_irq():
             nest.hx_flag.set()
         await asyncio.sleep_ms(1)
 
-lines = [0]
-if "STDIN" == "closed":
-    read_line = nest._read_line
-    def counted(poller, stdin, ch=None):
-        lines[0] += 1
-        return read_line(poller, stdin, ch)
-    nest._read_line = counted
-
 async def measure():
     asyncio.create_task(app.main(nest))
     if "PLANTED" == "sampler":
@@ -186,7 +170,6 @@ async def measure():
     await asyncio.sleep_ms(1500)
     used = gc.mem_alloc() - before
     gc.enable()
-    print("LINES", lines[0])
     print("HEAP", used, chip.reads - reads, nest.hw.strip.shows - shows, WDT.feeds - feeds,
           nest.flow.phase == PICK, abs(nest.last_cg - nest.scale.centigrams(chip.raw)) <= 1)
     raise SystemExit(0)
@@ -195,33 +178,28 @@ asyncio.run(measure())
 """
 
 
-def rest_heap(tmp_path, planted=None, stdin_closed=False):
-    """Over 1.5 s of the whole app at rest: (bytes allocated, conversions read, the console's
-    passes looking for a line: counted with `stdin_closed` only, the console's stdin then at its
-    end, as /dev/null is); the frames drawn and the watchdog's feeds are checked here."""
+def rest_heap(tmp_path, planted=None):
+    """Over 1.5 s of the whole app at rest: (bytes allocated, conversions read); the frames drawn
+    and the watchdog's feeds are checked here."""
     folder = FIRMWARE
     if planted:
         folder = tmp_path / "planted"
         shutil.copytree(FIRMWARE / "gulo", folder / "gulo")
-        module, now, before = {**PLANTS, **EOF_PLANTS}[planted]
+        module, now, before = PLANTS[planted]
         path = folder / "gulo" / module
         src = path.read_text()
         assert src.count(now) == 1, f"the planted {planted} fault no longer matches gulo/{module}"
         path.write_text(src.replace(now, before))
     run = (RUN.replace("FOLDER", str(folder)).replace("TESTS", str(FIRMWARE / "tests"))
-           .replace("DATA", str(tmp_path / "data")).replace("PLANTED", str(planted))
-           .replace("STDIN", "closed" if stdin_closed else "open"))
+           .replace("DATA", str(tmp_path / "data")).replace("PLANTED", str(planted)))
     # the console's stdin: a pipe held open and silent, as the USB serial is when nobody types
     quiet, ours = os.pipe()
-    if stdin_closed:
-        os.close(ours)
     try:
         proc = subprocess.run([str(UNIX_MP), "-c", run], stdin=quiet,
                               capture_output=True, text=True, timeout=90)
     finally:
         os.close(quiet)
-        if not stdin_closed:
-            os.close(ours)
+        os.close(ours)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     used, reads, shows, feeds, picking, weighed = proc.stdout.split("HEAP")[1].split()
     assert picking == "True", proc.stdout          # still at rest, in the pick
@@ -229,7 +207,7 @@ def rest_heap(tmp_path, planted=None, stdin_closed=False):
     # 1.5 s at 11 ms a conversion: 136 read on a quiet host (a starved one loses some: the chip
     # converts on, as a real one does); the tile blinks every 250 ms; the watchdog wakes each 1 s
     assert int(reads) >= 40 and int(shows) >= 3 and int(feeds) >= 1, proc.stdout
-    return int(used), int(reads), int(proc.stdout.split("LINES")[1].split()[0])
+    return int(used), int(reads)
 
 
 needs_unix_port = pytest.mark.skipif(not UNIX_MP.is_file(), reason="the unix port comes with `make setup`")
@@ -237,25 +215,12 @@ needs_unix_port = pytest.mark.skipif(not UNIX_MP.is_file(), reason="the unix por
 
 @needs_unix_port
 def test_the_whole_nest_allocates_nothing_at_rest(tmp_path):
-    used, reads, _ = rest_heap(tmp_path)
+    used, reads = rest_heap(tmp_path)
     assert used == 0, f"{used} B allocated at rest over {reads} conversions"
 
 
 @needs_unix_port
 @pytest.mark.parametrize("planted", sorted(PLANTS))
 def test_planted_the_task_s_old_wait_allocates_at_rest(tmp_path, planted):
-    used, reads, _ = rest_heap(tmp_path, planted)
+    used, reads = rest_heap(tmp_path, planted)
     assert used > 0, f"planted {planted}: nothing allocated over {reads} conversions"
-
-
-@needs_unix_port
-@pytest.mark.parametrize("planted", [None, "console"])
-def test_a_console_whose_stdin_ended_stops_looking_for_lines(tmp_path, planted):
-    # The unix port's stdin at its end (/dev/null, a closed pipe) is always readable and reads
-    # nothing: the console ends instead of looking again and again; the rest allocates nothing.
-    # Planted: the task that does not see the end looks thousands of times over the 1.5 s.
-    used, reads, passes = rest_heap(tmp_path, planted, stdin_closed=True)
-    if planted:
-        assert passes > 100, passes
-    else:
-        assert passes <= 2 and used == 0, (passes, used)
