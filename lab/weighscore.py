@@ -25,7 +25,8 @@ marks one `late` when it is what the last change before it was owed and did not 
 colour, `out: 2` after several eggs, or a pour-back's `full`): said too late rather than without
 a cause (still false).
 An `out: 1` the game takes back is no event (counted apart, `put_back`): the egg came back alone
-before the attempt ended (gulo.turnflow's CONFIRM, `put_back`: `run` follows it). A change whose
+before the attempt ended (gulo.turnflow's CONFIRM, `put_back`: `run` follows it with
+nest.weigh.Judging, as `nest weigh --replay` does). A change whose
 eggs a pour-back brings back, its hand in before the attempt ended (or the game took the verdict
 back) and no other egg out, was put back: right with no event (and with its verdict, if the
 game's attempt, ended from the weigher's calm, was over before that hand came).
@@ -61,6 +62,7 @@ from gulo.turnflow import MOVING_MAX_MS  # and waits at most this much longer fo
 from lab import realglitches
 from lab.baseline_weigher import BaselineWeigher
 from nest.tracegen import session
+from nest.weigh import Judging
 
 MODELS = ("world", "phys", "lift", "grip", "table", "hand")
 # the models written blind, by module: each has session(seed, setting, **over) and PARAMS
@@ -247,7 +249,7 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
            "before_contact": 0, "pole": 0, "ignored": 0, "put_back": 0}
     deaf = _pole_settles(truth, changes, merge_ms, _resting(rest))
     for ev in events:
-        if ev.get("put_back"):
+        if ev.get("put_back") and "out" in ev:
             res["put_back"] += 1   # taken back by the game: the egg came back before the attempt ended
             for c in changes:      # (by the game's end, its weigher's calm: after the scorer's own)
                 if "back_at" in c and c["t_in"] <= ev["t_ms"] < c["back_at"]:
@@ -270,8 +272,9 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
                         and ev.get("colour") == prev["colours"][0]):
                     home = prev
                 break
-        if home is None and any(a <= ev["t_ms"] <= b for a, b in deaf):
-            res["ignored"] += 1
+        if home is None and any(a <= ev["t_ms"] <= b for a, b in deaf) or (
+                ev.get("put_back") and (home is None or home["kind"] != "back")):
+            res["ignored"] += 1    # (a `full` as an egg put back came: the pour-back's, if one was)
         elif home is None or (home["kind"] == "back" and ("full" not in ev or home["events"])):
             res["false"] += 1
             res["false_events"].append(_tagged(changes, ev))
@@ -371,7 +374,7 @@ def run(detector, samples, truth=(), rest=None):
     counts = hasattr(detector, "t_calm") and hasattr(detector, "last_change_g")
     i = 0
     events = []
-    said = None          # an `out: 1` the game is still judging: (event, eggs out then, attempt end)
+    said = None          # an `out: 1` the game is still judging (nest.weigh.Judging)
     for t, g, pole in samples:
         while i < len(told) and t >= told[i][0]:
             if detector.at_rest:
@@ -382,18 +385,14 @@ def run(detector, samples, truth=(), rest=None):
         if ev is not None:
             events.append(ev)
         if ev is not None and "out" in ev:
-            said = (ev, detector.out, detector.t_calm + ATTEMPT_END_MS) if ev["out"] == 1 and counts else None
-        elif said is not None and not pole:
-            said = None          # the pole's alarm: the game has acted
+            said = Judging(detector, ev) if ev["out"] == 1 and counts else None
         elif said is not None:
-            # gulo.turnflow's CONFIRM (`put_back`): that egg back alone before the attempt ends
-            # was not taken; else the game acts at the end, once the nest is still
-            ev0, n, end = said
-            if detector.out < n and abs(detector.last_change_g() + detector.masses[ev0["colour"]]) \
-                    < detector.tolerance_g():
-                ev0["put_back"] = True
-                said = None
-            elif t >= end and (detector.at_rest or t >= end + MOVING_MAX_MS):
+            back = said.feed(t, pole)    # gulo.turnflow's CONFIRM: the egg back alone in time
+            if back:
+                said.event["put_back"] = True
+                if ev is not None:
+                    ev["put_back"] = True    # the full nest again, as that egg came back
+            if back is not None:
                 said = None
         if rest is not None:
             rest.append((t, detector.at_rest))

@@ -93,7 +93,9 @@ def run(args):
 def _report(res):
     """The score against the truth, as lines after the events."""
     lines = [f"# {res['right']} of {res['steps']} steps right, {len(res['wrong'])} wrong, "
-             f"{len(res['false'])} false events"]
+             f"{len(res['false'])} false events"
+             + (f" ({res['put_back']} eggs said out and put back in time: the game took them back)"
+                if res.get("put_back") else "")]
     for n, (kind, eggs, t), evs in res["wrong"]:
         said = ", ".join(json.dumps(e) for e in evs) or "nothing"
         what = "+".join(eggs) if kind == "out" else kind

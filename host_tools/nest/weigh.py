@@ -9,6 +9,7 @@ writes what the board's weigher was told.
 
 import math
 
+from gulo.turnflow import AFTER_HAND_MS, MOVING_MAX_MS
 from gulo.weigher import DEFAULT_MASSES, POLE_G, Weigher
 from nest.errors import NestError
 
@@ -157,12 +158,39 @@ def make_weigher(masses=None, pole_g=POLE_G):
         raise NestError(f"--masses: {e}", status=2) from None
 
 
+class Judging:
+    """The game's judging of one egg the weigher said out (gulo.turnflow's CONFIRM), followed
+    from the weigher alone: until the attempt ends (AFTER_HAND_MS after the calm that decided it
+    began, and on while the nest moves, at most MOVING_MAX_MS more), the egg back alone takes the
+    verdict back (`TurnFlow.put_back`). feed() after each sample: True once taken back, False once
+    the game has acted, None while it still judges."""
+
+    def __init__(self, weigher, event):
+        self.w = weigher
+        self.event = event
+        self.out = weigher.out
+        self.end = weigher.t_calm + AFTER_HAND_MS
+
+    def feed(self, t_ms, pole_seated=True):
+        w = self.w
+        if not pole_seated:
+            return False            # the pole's alarm: the game has acted
+        if w.out < self.out and abs(w.last_change_g() + w.masses[self.event["colour"]]) < w.tolerance_g():
+            return True
+        if t_ms >= self.end and (w.at_rest or t_ms >= self.end + MOVING_MAX_MS):
+            return False
+        return None
+
+
 def replay(samples, masses=None, pole_g=POLE_G, demands=None):
     """Run the weigher over samples, told the pole and (`demands`: one per sample) the demanded
-    colour as the board told it; returns its events (dicts, as the device prints them)."""
+    colour as the board told it; returns its events (dicts, as the device prints them), an egg
+    the game took back (put back before its attempt ended: `Judging`) marked "put_back": true,
+    and so is a `full` said as it came back."""
     w = make_weigher(masses, pole_g)
     events = []
     told = None
+    judging = None
     for i, (t, g, pole) in enumerate(samples):
         if pole is not None:
             w.set_pole(pole)
@@ -172,6 +200,16 @@ def replay(samples, masses=None, pole_g=POLE_G, demands=None):
         ev = w.feed(t, g)
         if ev is not None:
             events.append(ev)
+        if ev is not None and "out" in ev:
+            judging = Judging(w, ev) if ev["out"] == 1 else None
+        elif judging is not None:
+            back = judging.feed(t, pole is not False)
+            if back:
+                judging.event["put_back"] = True
+                if ev is not None:
+                    ev["put_back"] = True    # the full nest again, as that egg came back
+            if back is not None:
+                judging = None
     return events
 
 
@@ -251,8 +289,11 @@ def _fits(step, evs):
 
 def score_truth(events, steps):
     """The events matched to the truth's steps in order with the fewest misses (a step not as
-    asked costs one, an event no step owns costs one). Returns {"steps", "right", "wrong": [(step
-    number, step, its events)], "false": [events], "latency": [ms after the step's @time]}."""
+    asked costs one, an event no step owns costs one); an egg the game took back ("put_back") is
+    no event. Returns {"steps", "right", "wrong": [(step number, step, its events)], "false":
+    [events], "latency": [ms after the step's @time], "put_back": how many were taken back}."""
+    taken_back = sum(1 for e in events if e.get("put_back") and "out" in e)
+    events = [e for e in events if not e.get("put_back")]
     n, m = len(steps), len(events)
     most = 1 + max((len(s[1]) for s in steps), default=1)
     inf = n + m + 1
@@ -271,7 +312,7 @@ def score_truth(events, steps):
                     d = c + (0 if _fits(steps[i], events[j:j + k]) else 1)
                     if d < cost[i + 1][j + k]:
                         cost[i + 1][j + k], how[i + 1][j + k] = d, (i, j, k)
-    res = {"steps": n, "right": 0, "wrong": [], "false": [], "latency": []}
+    res = {"steps": n, "right": 0, "wrong": [], "false": [], "latency": [], "put_back": taken_back}
     i, j = n, m
     while (i, j) != (0, 0):
         pi, pj, k = how[i][j]

@@ -303,3 +303,36 @@ def test_a_recording_with_the_demand_replays_as_the_board_weighed_it(tmp_path, c
     assert [e.get("colour") for e in events_of(out)] == ["R"]
     _, out, _ = run_cli(capsys, "weigh", "--replay", str(untold))
     assert [e.get("colour") for e in events_of(out)][:1] == ["Y"]
+
+
+def _lifted_then_taken(path, held_ms):
+    """A blue egg (18 g) lifted clear at 2 s, held `held_ms`, put back; a green one (10 g) taken
+    at 6 s and kept."""
+    import random
+
+    rng = random.Random(5)
+    rows = ["t_ms,grams,pole"]
+    for t in range(0, 10000, 12):
+        g = 500.0 - (18.0 if 2000 <= t < 2000 + held_ms else 0.0) - (10.0 if t >= 6000 else 0.0)
+        rows.append(f"{t},{g + rng.gauss(0, 0.04):.2f},1")
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_an_egg_put_back_in_time_is_taken_back_in_the_replay_as_on_the_board(tmp_path, capsys):
+    # gulo.turnflow takes back an egg put back before its attempt ended (docs/rules.md): the
+    # replay marks it and the score counts it as no event, so the maker's truth "touch" holds.
+    # Held past the attempt's end (1 s after its calm began), the game had judged it: the touch
+    # is wrong.
+    trace, truth = tmp_path / "t.csv", tmp_path / "truth.json"
+    truth.write_text(json.dumps({"steps": ["touch", "G"]}))
+    _lifted_then_taken(trace, 700)
+    status, out, err = run_cli(capsys, "weigh", "--replay", str(trace), "--truth", str(truth))
+    assert status == 0, err
+    said = [json.loads(ln) for ln in out.splitlines() if ln.startswith("{")]
+    # (the nest was full: its `full` as the egg came back goes with it)
+    assert [(e.get("colour"), e.get("put_back", False)) for e in said] == [
+        ("B", True), (None, True), ("G", False)], said
+    assert "# 2 of 2 steps right, 0 wrong, 0 false events (1 eggs said out and put back in time" in out
+    _lifted_then_taken(trace, 2500)
+    _, out, _ = run_cli(capsys, "weigh", "--replay", str(trace), "--truth", str(truth))
+    assert '"put_back"' not in out and "# 1 of 2 steps right, 1 wrong, 0 false events" in out, out
