@@ -26,7 +26,7 @@ colour, `out: 2` after several eggs, or a pour-back's `full`): said too late rat
 a cause (still false).
 An `out: 1` the game takes back is no event (counted apart, `put_back`): the egg came back alone
 before the attempt ended (gulo.turnflow's CONFIRM, `put_back`: `run` follows it with
-nest.weigh.Judging, as `nest weigh --replay` does). A change whose
+nest.weigh.follow, as `nest weigh --replay` does). A change whose
 eggs a pour-back brings back, its hand in before the attempt ended (or the game took the verdict
 back) and no other egg out, was put back: right with no event (and with its verdict, if the
 game's attempt, ended from the weigher's calm, was over before that hand came).
@@ -62,7 +62,7 @@ from gulo.turnflow import MOVING_MAX_MS  # and waits at most this much longer fo
 from lab import realglitches
 from lab.baseline_weigher import BaselineWeigher
 from nest.tracegen import session
-from nest.weigh import Judging
+from nest.weigh import follow
 
 MODELS = ("world", "phys", "lift", "grip", "table", "hand")
 # the models written blind, by module: each has session(seed, setting, **over) and PARAMS
@@ -156,8 +156,6 @@ def _changes(truth, merge_ms=MERGE_MS, rest=None):
             if last is not None and n == len(last["colours"]):
                 last["back_at"] = e["t_in"]
                 last["returned"] = last["end"] is not None and e["t_in"] < last["end"]
-    for e in truth:
-        if e["what"] == "back" and e["eggs"]:
             changes.append({"kind": "back", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"]})
     changes.sort(key=lambda c: c["t_in"])
     for i, c in enumerate(changes):
@@ -374,7 +372,7 @@ def run(detector, samples, truth=(), rest=None):
     counts = hasattr(detector, "t_calm") and hasattr(detector, "last_change_g")
     i = 0
     events = []
-    said = None          # an `out: 1` the game is still judging (nest.weigh.Judging)
+    said = None          # an `out: 1` the game is still judging (nest.weigh.follow)
     for t, g, pole in samples:
         while i < len(told) and t >= told[i][0]:
             if detector.at_rest:
@@ -384,16 +382,8 @@ def run(detector, samples, truth=(), rest=None):
         ev = detector.feed(t, g)
         if ev is not None:
             events.append(ev)
-        if ev is not None and "out" in ev:
-            said = Judging(detector, ev) if ev["out"] == 1 and counts else None
-        elif said is not None:
-            back = said.feed(t, pole)    # gulo.turnflow's CONFIRM: the egg back alone in time
-            if back:
-                said.event["put_back"] = True
-                if ev is not None:
-                    ev["put_back"] = True    # the full nest again, as that egg came back
-            if back is not None:
-                said = None
+        if counts:
+            said = follow(said, detector, ev, t, pole)   # gulo.turnflow's CONFIRM
         if rest is not None:
             rest.append((t, detector.at_rest))
     return events

@@ -205,10 +205,8 @@ class TurnFlow:
         return left if left > 0 else 0
 
     def put_back(self):
-        """In CONFIRM: the egg said out came back, alone (the weigher counts one egg fewer out, and
-        its weight is what came in; not a pour-back of the round's eggs)."""
-        w = self.weigher
-        return w.out < self.out_said and abs(w.last_change_g() + w.masses[self.pending]) < w.tolerance_g()
+        """In CONFIRM: the egg said out came back, alone (egg_back)."""
+        return egg_back(self.weigher, self.pending, self.out_said)
 
     def tick(self, t_ms):
         """Time passes: ends the attempt (docs/attempt-end.md), notices a nest that is ready."""
@@ -507,6 +505,14 @@ class TurnFlow:
         if self.word is False:
             self.checking = game  # the full nest is not known yet: still the family's word first
         return [{"started": {"players": game.players, "variant": game.variant}}] + self._maybe_ready(t_ms)
+
+
+def egg_back(weigher, colour, out_said):
+    """The egg of `colour` the weigher said out, when it counted `out_said` eggs out, came back
+    alone: it counts one fewer out and the weight that came in is that egg's (not a pour-back of
+    the round's eggs). The flow's CONFIRM asks it; so does the host's replay (nest.weigh)."""
+    return (weigher.out < out_said
+            and abs(weigher.last_change_g() + weigher.masses[colour]) < weigher.tolerance_g())
 
 
 def _menu_view(m):

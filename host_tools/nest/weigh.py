@@ -9,7 +9,7 @@ writes what the board's weigher was told.
 
 import math
 
-from gulo.turnflow import AFTER_HAND_MS, MOVING_MAX_MS
+from gulo.turnflow import AFTER_HAND_MS, MOVING_MAX_MS, egg_back
 from gulo.weigher import DEFAULT_MASSES, POLE_G, Weigher
 from nest.errors import NestError
 
@@ -162,8 +162,8 @@ class Judging:
     """The game's judging of one egg the weigher said out (gulo.turnflow's CONFIRM), followed
     from the weigher alone: until the attempt ends (AFTER_HAND_MS after the calm that decided it
     began, and on while the nest moves, at most MOVING_MAX_MS more), the egg back alone takes the
-    verdict back (`TurnFlow.put_back`). feed() after each sample: True once taken back, False once
-    the game has acted, None while it still judges."""
+    verdict back (gulo.turnflow.egg_back). feed() after each sample: True once taken back, False
+    once the game has acted, None while it still judges; `follow` carries one along a replay."""
 
     def __init__(self, weigher, event):
         self.w = weigher
@@ -175,11 +175,26 @@ class Judging:
         w = self.w
         if not pole_seated:
             return False            # the pole's alarm: the game has acted
-        if w.out < self.out and abs(w.last_change_g() + w.masses[self.event["colour"]]) < w.tolerance_g():
+        if egg_back(w, self.event["colour"], self.out):
             return True
         if t_ms >= self.end and (w.at_rest or t_ms >= self.end + MOVING_MAX_MS):
             return False
         return None
+
+
+def follow(judging, weigher, ev, t_ms, pole_seated=True):
+    """After each sample (`ev` its event or None): the egg the game is judging now (a Judging, or
+    None), with what it took back marked "put_back": true (and a `full` said as it came back)."""
+    if ev is not None and "out" in ev:
+        return Judging(weigher, ev) if ev["out"] == 1 else None
+    if judging is None:
+        return None
+    back = judging.feed(t_ms, pole_seated)
+    if back:
+        judging.event["put_back"] = True
+        if ev is not None:
+            ev["put_back"] = True    # the full nest again, as that egg came back
+    return judging if back is None else None
 
 
 def replay(samples, masses=None, pole_g=POLE_G, demands=None):
@@ -200,16 +215,7 @@ def replay(samples, masses=None, pole_g=POLE_G, demands=None):
         ev = w.feed(t, g)
         if ev is not None:
             events.append(ev)
-        if ev is not None and "out" in ev:
-            judging = Judging(w, ev) if ev["out"] == 1 else None
-        elif judging is not None:
-            back = judging.feed(t, pole is not False)
-            if back:
-                judging.event["put_back"] = True
-                if ev is not None:
-                    ev["put_back"] = True    # the full nest again, as that egg came back
-            if back is not None:
-                judging = None
+        judging = follow(judging, w, ev, t, pole is not False)
     return events
 
 
