@@ -12,6 +12,9 @@ For every change the scorer counts wrong (not the pole's, not a pour-back's):
   could have begun; a game's next turn also waits for the verdict, a rest and a pick;
 - a one-egg change whose egg is lighter than the colour demanded (a wrong take: the weigher waits
   _T_LONG before it names a lighter colour, docs/weigher.md).
+
+And every false event by what a hand was doing then (`false_kind`): an egg lifted clear and held
+(a touch that lifts one), another touch, a pour-back, or nothing the truth names.
 """
 
 import argparse
@@ -45,9 +48,22 @@ def _hand_left_before(truth, t_in):
     return max(ends) if ends else None
 
 
-def kinds(model, rate, seeds, merge_ms=AFTER_HAND_MS):
+def false_kind(truth, ev):
+    """What a hand was doing as a false event was said: within a touch (or up to 300 ms after its
+    hand left), "lifted and held" when it lifted an egg clear, else "touch"; within a pour-back,
+    "pour-back"; else "none"."""
+    for e in truth:
+        if e["what"] in ("touch", "back") and e["t_in"] <= ev["t_ms"] <= e["t_ms"] + 300:
+            if e["what"] == "back":
+                return "pour-back"
+            return "lifted and held" if e.get("lifted") else "touch"
+    return "none"
+
+
+def kinds(model, rate, seeds, merge_ms=AFTER_HAND_MS, false=None):
     """-> ({(eggs, weigher at the first hand, since the last hand left): [wrong, all]}, wrong
-    one-egg takes of a lighter colour than the demanded one that were missed)."""
+    one-egg takes of a lighter colour than the demanded one that were missed). `false` (a
+    Counter) gets each false event's `false_kind`."""
     rows = collections.defaultdict(lambda: [0, 0])
     lighter = 0
     for seed in seeds:
@@ -56,6 +72,8 @@ def kinds(model, rate, seeds, merge_ms=AFTER_HAND_MS):
         w = Weigher(masses=world.masses, pole_g=world.pole_g)
         res = score(world.truth, run(w, samples, world.truth, rest), merge_ms, rest)
         takes = {e["t_ms"]: e for e in world.truth if e["what"] == "out"}
+        if false is not None:
+            false.update(false_kind(world.truth, ev) for ev in res["false_events"])
         for c in res["attempts"]:
             if c["verdict"] == "pole":
                 continue   # a pole alarm whatever was weighed: not scored
@@ -86,7 +104,8 @@ def main(argv=None):
     ap.add_argument("--traces", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1001)
     a = ap.parse_args(argv)
-    rows, lighter = kinds(a.model, a.rate, range(a.seed, a.seed + a.traces))
+    false = collections.Counter()
+    rows, lighter = kinds(a.model, a.rate, range(a.seed, a.seed + a.traces), false=false)
     wrong, changes = sum(r[0] for r in rows.values()), sum(r[1] for r in rows.values())
     print(f"{a.model} at {a.rate} SPS, {a.traces} sessions from seed {a.seed}: {wrong} of {changes} "
           f"changes wrong ({100 * (changes - wrong) / changes:.2f} % right)\n")
@@ -99,6 +118,8 @@ def main(argv=None):
     print(f"\nchanges whose first hand came {AFTER_HAND_MS} ms or more after the last hand left (or "
           f"first): {m - n} of {m} right ({100 * (m - n) / max(1, m):.2f} %)")
     print(f"one egg lighter than the colour demanded (a wrong take), missed: {lighter}")
+    print(f"false events, {sum(false.values())}, by what a hand was doing: "
+          + ", ".join(f"{k} {n}" for k, n in false.most_common()))
 
 
 if __name__ == "__main__":

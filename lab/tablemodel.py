@@ -122,6 +122,9 @@ class Session:
     setting: int = 80
     eggs_g: dict = field(default_factory=dict)   # every egg's own mass, per colour
     derived: dict = field(default_factory=dict)  # figures computed from params (the bowl's mode)
+    # each hand that follows the game (a turn's first, the first after an alarm): (its time, the
+    # end of what came before it), ms; lab.closedloop makes them wait for the game
+    starts: list = field(default_factory=list)
 
 
 # --- parameters ------------------------------------------------------------------------------------
@@ -200,16 +203,19 @@ class Track:
 class World:
     """Plays one session: writes forces into the track, truth events and reed transitions."""
 
-    def __init__(self, rng, p, eggs):
+    def __init__(self, rng, p, eggs, waits=None):
         self.rng, self.p = rng, p
+        self.waits = waits or {}              # {start: extra s it waits for the game} (lab.closedloop)
         self.eggs = eggs                      # [(colour, mass)]
         self.in_nest = set(range(len(eggs)))
         self.out_round = []                   # eggs out since the last pour-back
-        self.track = Track(p["session_s"] + 12.0)
+        self.track = Track(p["session_s"] + 12.0 + sum(self.waits.values()))
         self.truth = []
         self.reed = []                        # (t, seated) raw reed transitions
         self.verdicts = []                    # times the firmware would write its log
         self.pole_fate = None                 # None = seated
+        self.starts = []                      # hands that follow the game: see Session.starts
+        self.waited = 0.0                     # s waited so far
 
     # hands --------------------------------------------------------------------------------------
     def _u(self, lo, hi):
@@ -419,7 +425,7 @@ class World:
         p, rng = self.p, self.rng
         t = p["rest0_s"]
         end = p["session_s"] - 2.5
-        while t < end:
+        while t < end + self.waited:                         # waited: the same turns, later
             if rng.random() < p["p_rim"]:
                 t = self.rim_rest(t) + self._u(0.2, 0.8)
             if rng.random() < p["p_touch"]:
@@ -437,7 +443,7 @@ class World:
             self.verdicts.append(t + self._u(0.1, 0.5))
             last = not any(self.eggs[i][0] == colour for i in self.in_nest)
             if failed or wrong or last:
-                t += self._u(1.0, 3.0)                        # the alarm, the players, a hand comes
+                t = self._after_game(t, self._u(1.0, 3.0))    # the alarm, the players, a hand comes
                 order = rng.random() < 0.5
                 if self.pole_fate is not None and order:
                     t = self.pole_back(t) + self._u(0.2, 0.8)
@@ -445,8 +451,18 @@ class World:
                 if self.pole_fate is not None:
                     t = self.pole_back(t) + self._u(0.2, 0.8)
                 self.verdicts.append(t)
-            t += p["turn_gap_s"] * self._u(0.5, 1.5)
-        return max(t, p["session_s"]) + 1.0
+            t = self._after_game(t, p["turn_gap_s"] * self._u(0.5, 1.5))
+        return max(t, end + 2.5 + self.waited) + 1.0
+
+    def _after_game(self, t, delay):
+        """The time of the next hand: `delay` after t as the script has it, later by what the
+        game makes it wait (`waits`; no draw, so the session plays the same game). Each such hand
+        is recorded in `starts`."""
+        wait = float(self.waits.get(len(self.starts), 0.0))
+        self.waited += wait
+        t_next = t + wait + delay
+        self.starts.append((_ms(t_next), _ms(t)))
+        return t_next
 
 
 def _ms(t):
@@ -585,13 +601,14 @@ def _eggs(rng, p):
     return eggs
 
 
-def session(seed, setting=80, **over):
+def session(seed, setting=80, waits=None, **over):
+    """One session; `waits`: {k: extra seconds the k-th of Session.starts waits for the game}."""
     if setting not in (80, 10) or isinstance(setting, bool):
         raise ValueError(f"setting must be 80 or 10, not {setting!r}")
     rng = np.random.default_rng([int(seed), 711])
     p = _draw(rng, over)
     eggs = _eggs(rng, p)
-    world = World(np.random.default_rng([int(seed), 1]), p, eggs)
+    world = World(np.random.default_rng([int(seed), 1]), p, eggs, waits)
     duration = world.play()
     tr = world.track
     tr_n = tr.idx(duration) + 1
@@ -621,7 +638,7 @@ def session(seed, setting=80, **over):
                "full_nest_g": contents}
     eggs_g = {c: [m for cc, m in eggs if cc == c] for c in NOMINAL_G}
     return Session(samples=samples, masses=masses, pole_g=p["pole_g"], params=params,
-                   truth=world.truth, setting=setting, eggs_g=eggs_g, derived=derived)
+                   truth=world.truth, setting=setting, eggs_g=eggs_g, derived=derived, starts=world.starts)
 
 
 # --- picture -----------------------------------------------------------------------------------

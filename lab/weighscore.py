@@ -49,12 +49,15 @@ weigher was chosen on it at first (one bug was found on its misses and fixed: do
 third model, written blind"); then a fourth, `grip` (lab.gripmodel), was asked for, blind again
 (docs/gripmodel.md), and one rule was found on the third's misses ("Eggs put back"): the fourth
 is the hold-out now (one bug of that rule was found on it: docs/weigher.md, "A fourth model,
-written blind"). `--tune-on` refuses both.
+written blind"). `--tune-on` refuses both. `table` and `hand` (lab.tablemodel, lab.handmodel) were
+written blind too. The table model's script began turns while the game still judged the last one:
+`table` plays it with its hands waiting for the game (lab.closedloop), `table-open` as written.
 """
 
 import argparse
 import bisect
 import importlib
+import inspect
 import sys
 
 from gulo.turnflow import AFTER_HAND_MS as ATTEMPT_END_MS  # an attempt ends this long after the hand
@@ -64,10 +67,19 @@ from lab.baseline_weigher import BaselineWeigher
 from nest.tracegen import session
 from nest.weigh import follow
 
-MODELS = ("world", "phys", "lift", "grip", "table", "hand")
-# the models written blind, by module: each has session(seed, setting, **over) and PARAMS
+MODELS = ("world", "phys", "lift", "grip", "table", "hand", "table-open")
+# the models written blind, by module: each has session(seed, setting, **over) and PARAMS; one
+# whose session takes `waits` is played with its turns waiting for the game (lab.closedloop), and
+# as written (its next turn whenever its own script says) under the name in OPEN_LOOP
 BLIND = {"lift": "lab.liftmodel", "grip": "lab.gripmodel", "table": "lab.tablemodel",
          "hand": "lab.handmodel"}
+OPEN_LOOP = {"table-open": "table"}
+
+
+def blind_module(model):
+    """The module of a blind model (or of its open-loop name), or None."""
+    name = BLIND.get(OPEN_LOOP.get(model, model))
+    return importlib.import_module(name) if name else None
 
 
 def blind_noise_g(world):
@@ -328,10 +340,15 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
     if model == "world":
         return session(seed, noise_g=noise_g, sps=rate)
     over = dict(over or {})
-    if model in BLIND:
+    module = blind_module(model)
+    if module is not None:
         if noise_g is not None:
             raise ValueError("--noise: the blind model draws its own noise from the HX711's figures")
-        t = importlib.import_module(BLIND[model]).session(seed, setting=rate, **over)
+        if model in BLIND and "waits" in inspect.signature(module.session).parameters:
+            from lab import closedloop
+
+            return closedloop.session(module, seed, rate, over)
+        t = module.session(seed, setting=rate, **over)
         return t, t.samples
     from lab import physmodel
 
@@ -362,12 +379,13 @@ def demands(truth):
     return out
 
 
-def run(detector, samples, truth=(), rest=None):
+def run(detector, samples, truth=(), rest=None, ready=None):
     """Feed samples to a detector (`feed`, `set_pole`); returns its events. A detector with
     `set_demand` is told each take's demand as the game would, at its pick (`demands`): the
     buttons pick only while the nest is at rest (docs/rules.md), so a turn whose first hand comes
     while the detector is not at rest leaves the demand as it was (the weigher forgets it itself
-    once it has said an egg)."""
+    once it has said an egg). `rest` gets (t_ms, at rest) after each sample; `ready` gets (t_ms,
+    the game free: the nest at rest, no egg it said still judged)."""
     told = demands(truth) if hasattr(detector, "set_demand") else []
     counts = hasattr(detector, "t_calm") and hasattr(detector, "last_change_g")
     i = 0
@@ -386,6 +404,8 @@ def run(detector, samples, truth=(), rest=None):
             said = follow(said, detector, ev, t, pole)   # gulo.turnflow's CONFIRM
         if rest is not None:
             rest.append((t, detector.at_rest))
+        if ready is not None:
+            ready.append((t, detector.at_rest and said is None))
     return events
 
 
@@ -513,7 +533,8 @@ TABLE_SWEEP = tuple((name, None) for name in (
     "cell_um_per_kg", "bowl_um_per_kg", "mech_zeta", "noise_factor", "mains_nv", "tremor_g",
     "egg_tol_g", "load_s", "odr_scale", "gc_ms", "flash_ms", "bump_per_min", "turn_gap_s",
     "p_touch", "p_rim", "still_hold_max_s"))
-SWEEPS = {"phys": SWEEP, "lift": LIFT_SWEEP, "grip": GRIP_SWEEP, "table": TABLE_SWEEP}
+SWEEPS = {"phys": SWEEP, "lift": LIFT_SWEEP, "grip": GRIP_SWEEP, "table": TABLE_SWEEP,
+          "table-open": TABLE_SWEEP}
 
 # The weigher's tunable constants (gulo.weigher) and the grid `--tune-on` searches. _T_STILL is not
 # among them: it comes from the longest still hold to be sure of (0.5 s), not from a score.
@@ -611,7 +632,7 @@ def main(argv=None):
     rate = a.rate if a.rate is not None else 80
     if a.model != "world" and rate not in (10, 80):
         p.error(f"--rate for --model {a.model} is the HX711 setting: 10 or 80")
-    if a.model in BLIND and a.noise is not None:
+    if blind_module(a.model) and a.noise is not None:
         p.error(f"--noise: the blind model ({a.model}) draws its own noise from the HX711's figures")
     over = {}
     for item in a.set:
@@ -629,7 +650,7 @@ def main(argv=None):
 
             known = set(known) | {"noise_g", "rate", "pole_g"}
         else:
-            known = importlib.import_module(BLIND[a.model]).PARAMS
+            known = blind_module(a.model).PARAMS
         for name in over:
             if name not in known:
                 p.error(f"--set: unknown {a.model}model parameter {name!r}")
@@ -676,8 +697,8 @@ def main(argv=None):
                 name = f"rate{rate}_sps"
             elif a.model == "grip" and name == "rate":
                 name = f"rate_{rate}"
-            if a.model == "table":
-                values = importlib.import_module(BLIND["table"]).PARAMS[name]
+            if a.model in ("table", "table-open"):
+                values = blind_module("table").PARAMS[name]
             for v in values or SWEEP_RATES[rate]:
                 s, b = (summary(evaluate(made[d], seeds, model=a.model, rate=rate, over={**over, name: v},
                                          glitches=a.glitches))

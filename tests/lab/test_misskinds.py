@@ -24,3 +24,14 @@ def test_the_last_hand_before_a_change_is_the_latest_to_leave():
     assert misskinds._hand_left_before(truth, 2000) == 1400   # the touch; a rolling egg is no hand
     assert misskinds._hand_left_before(truth, 950) == 900
     assert misskinds._hand_left_before(truth, 0) is None
+
+
+def test_a_false_event_is_named_by_what_a_hand_was_doing():
+    truth = [{"what": "touch", "t_in": 1000, "t_ms": 2500, "lifted": True},
+             {"what": "touch", "t_in": 3000, "t_ms": 3500, "lifted": False},
+             {"what": "back", "t_in": 4000, "t_ms": 5000, "eggs": 2}]
+    assert misskinds.false_kind(truth, {"t_ms": 2700}) == "lifted and held"   # 200 ms after it
+    assert misskinds.false_kind(truth, {"t_ms": 3200}) == "touch"
+    assert misskinds.false_kind(truth, {"t_ms": 4500}) == "pour-back"
+    assert misskinds.false_kind(truth, {"t_ms": 2900}) == "none"
+    assert misskinds.false_kind(truth, {"t_ms": 6000}) == "none"

@@ -1,0 +1,122 @@
+"""The players wait for the game: a model's session in which every hand that follows the game comes
+no earlier than the game lets it (a closed loop between the players and the nest).
+
+On the device a turn begins with a pick (Reveal or a colour, docs/rules.md), and the buttons pick
+only once the game has judged the last egg and the nest is at rest (gulo.turnflow: CONFIRM,
+SETTLE, PICK); after an alarm, the eggs go back once the game has called it. A model that plays
+from a script of its own can begin the next turn while the game still judges the last one (the
+game then takes the new hand for the same player's: gulo.turnflow reopens the attempt, and no
+weigher can tell two players from one), or pour the eggs back before the game has seen the egg
+that failed. So the hands of a model that takes `waits` (its `session(seed, setting,
+waits={k: s})` and `.starts`: [(the hand's time, the end of what came before it)], ms) are moved
+later until the game is free when each comes, each keeping the model's own delay after that:
+
+1. every start waits FAR_S: the game is free long before each, so when it became free after what
+   came before is measured clean (no next hand in the way);
+2. each waits that long, and REACT_S more to see it; the session is played again;
+3. a hand that still came while the game was not free (the new noise moved a calm) waits the
+   rest, up to PASSES plays; any left are counted (`early`).
+
+The game's timing comes from the product's weigher (gulo.weigher), whichever detector is scored
+on the session: the same sessions for every detector.
+
+    .venv/bin/python -m lab.closedloop --model table --rate 10 --traces 30
+"""
+
+import argparse
+import bisect
+import importlib
+
+from gulo.turnflow import AFTER_HAND_MS, MOVING_MAX_MS
+from gulo.weigher import Weigher
+
+# Longer than the game takes to be free after a hand leaves: its attempt ends AFTER_HAND_MS after
+# the calm, MOVING_MAX_MS more at most while the nest moves (gulo.turnflow), plus 2 s for the calm.
+FAR_S = (AFTER_HAND_MS + MOVING_MAX_MS) / 1000 + 2.0
+PASSES = 4
+# A player sees (the chime, the LEDs) that the game is free, then begins: a simple visual reaction
+# takes 213 ms on average (Woods et al. 2015, Front. Hum. Neurosci. 9:131, 1,469 adults).
+REACT_S = 0.2
+
+
+def free_times(world, samples):
+    """[(t_ms, the game free)] after each sample: the weigher (told the demands as the game tells
+    it) at rest and no egg it said still judged, as lab.weighscore.run follows the game."""
+    from lab.weighscore import run
+
+    ready = []
+    run(Weigher(masses=world.masses, pole_g=world.pole_g), samples, world.truth, None, ready)
+    return ready
+
+
+def _free_after(ready, times, t_ms):
+    """The first moment at or after `t_ms` at which the game is free (None: never again)."""
+    for i in range(bisect.bisect_left(times, t_ms), len(ready)):
+        if ready[i][1]:
+            return ready[i][0]
+    return None
+
+
+def _waits(s, ready, waits=None):
+    """Each start's wait for the game ({k: s}): the first play (`waits` None) measures the game's
+    delay, from the end of what came before until it is free (plus REACT_S, when it was not free
+    at once); a later play adds what a hand still lacked where it came before the game was free.
+    -> (waits, hands that came early)."""
+    times = [t for t, _ in ready]
+    new = dict(waits or {})
+    early = 0
+    for k, (hand, after) in enumerate(s.starts):
+        free = _free_after(ready, times, after)
+        if waits is None:
+            # never free again (the weigher lost the nest): the hand keeps the far wait
+            new[k] = FAR_S if free is None else (free - after) / 1000 + (REACT_S if free > after else 0)
+        elif free is not None and hand < free:
+            new[k] += (free - hand) / 1000 + REACT_S
+            early += 1
+    return new, early
+
+
+def session(module, seed, setting=80, over=None):
+    """One session of `module` (a model with `waits`) with its hands waiting for the game ->
+    (session, samples); session.early counts hands that still came before the game was free after
+    PASSES plays, session.waits what each waited (s)."""
+    model = importlib.import_module(module) if isinstance(module, str) else module
+    over = dict(over or {})
+    n = len(model.session(seed, setting, **over).starts)
+    s = model.session(seed, setting, waits=dict.fromkeys(range(n), FAR_S), **over)
+    waits, _ = _waits(s, free_times(s, s.samples))
+    for play in range(2, PASSES + 1):
+        s = model.session(seed, setting, waits=waits, **over)
+        more, early = _waits(s, free_times(s, s.samples), waits)
+        if not early or play == PASSES:
+            break
+        waits = more
+    s.early = early
+    s.waits = waits
+    return s, s.samples
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="table", choices=("table",))
+    ap.add_argument("--rate", type=int, default=80, choices=(80, 10))
+    ap.add_argument("--seed", type=int, default=1001)
+    ap.add_argument("--traces", type=int, default=10)
+    a = ap.parse_args(argv)
+    from lab.weighscore import blind_module
+
+    hands = early = 0
+    waited = []
+    for seed in range(a.seed, a.seed + a.traces):
+        s, _ = session(blind_module(a.model), seed, a.rate)
+        hands += len(s.starts)
+        early += s.early
+        waited += s.waits.values()
+    waited.sort()
+    print(f"{a.model} at {a.rate} SPS, {a.traces} sessions: {hands} hands that follow the game; "
+          f"still early after {PASSES} plays: {early}; each waited for the game beyond the model's "
+          f"own delay: median {waited[len(waited) // 2]:.2f} s, max {waited[-1]:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
