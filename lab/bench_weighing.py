@@ -25,7 +25,7 @@ import sys
 import time
 
 from lab import weighplot
-from lab.weighscore import BLIND, detectors, evaluate_all, score, summary
+from lab.weighscore import BLIND, detectors, evaluate_all, score, summary, waits_for_game
 from lab.weighscore import run as run_detector
 from nest.tracegen import session
 
@@ -62,9 +62,12 @@ def figures(tot):
     return 100.0 * sm["accuracy"], per500, sm["p95_ms"] if tot["latency"] else 0, sm
 
 
-def _say(f):
+def _say(f, heard=False):
+    """A cell's figures; `heard`: with the p95 of when the game acts on the verdict (the weigher's
+    only: the game follows it, gulo.turnflow)."""
+    acts = f"; the game acts p95 {f[3]['heard_p95_ms']:.0f} ms" if heard else ""
     return (f"{f[0]:.2f} % of {f[3]['changes']} right, {f[1]:.1f} false / 500 attempts, "
-            f"p95 {f[2]:.0f} ms")
+            f"p95 {f[2]:.0f} ms{acts}")
 
 
 def _meets(rate, w, b):
@@ -89,7 +92,7 @@ def matrix(traces, say=None):
             w, b = figures(tots["weigher"]), figures(tots["baseline"])
             out[(model, rate)] = (w, b, traces, w[3]["pole"], w[3]["put_back"])
             if say:
-                say(f"{model} {rate}: weigher {_say(w)}; max-min {_say(b)} "
+                say(f"{model} {rate}: weigher {_say(w, True)}; max-min {_say(b)} "
                     f"({time.monotonic() - t0:.0f} s)")
     return out
 
@@ -99,10 +102,11 @@ def matrix_rows(cells, traces):
     rows = []
     for (model, rate), (w, b, n, pole, put_back) in cells.items():
         tag = "tried on" if model in TUNED_ON else "blind"
-        rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions ({pole} attempts more "
+        waiting = " with its players waiting for the game" if waits_for_game(model) else ""
+        rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions{waiting} ({pole} attempts more "
                                f"the pole decided; {put_back} eggs said out the game took back as "
                                f"put back in time)",
-                     "value": f"weigher: {_say(w)}", "baseline": f"max-min: {_say(b)}",
+                     "value": f"weigher: {_say(w, True)}", "baseline": f"max-min: {_say(b)}",
                      "ratio": _meets(rate, w, b), "command": cmd})
     for rate in RATES:
         here = {m: c for (m, r), c in cells.items() if r == rate}

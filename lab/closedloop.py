@@ -21,6 +21,7 @@ The game's timing comes from the product's weigher (gulo.weigher), whichever det
 on the session: the same sessions for every detector.
 
     .venv/bin/python -m lab.closedloop --model table --rate 10 --traces 30
+    .venv/bin/python -m lab.closedloop --model hand --busy --traces 30   # any model: turns begun early
 """
 
 import argparse
@@ -96,19 +97,49 @@ def session(module, seed, setting=80, over=None):
     return s, s.samples
 
 
+def busy_picks(model, rate, seeds):
+    """(turns whose first hand came while the game was not free, turns): any model of
+    lab.weighscore as it plays it, each turn's first hand as lab.weighscore.demands has it."""
+    from lab.weighscore import demands, trace
+
+    busy = turns = 0
+    for seed in seeds:
+        world, samples = trace(model, seed, rate)
+        ready = free_times(world, samples)
+        times = [t for t, _ in ready]
+        for t_pick, _ in demands(world.truth)[1:]:
+            i = bisect.bisect_left(times, t_pick) - 1
+            turns += 1
+            busy += i >= 0 and not ready[i][1]
+    return busy, turns
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="table", choices=("table",))
+    ap.add_argument("--model", default="table")
     ap.add_argument("--rate", type=int, default=80, choices=(80, 10))
     ap.add_argument("--seed", type=int, default=1001)
     ap.add_argument("--traces", type=int, default=10)
+    ap.add_argument("--busy", action="store_true",
+                    help="any model: how many turns began while the game was not free")
     a = ap.parse_args(argv)
-    from lab.weighscore import blind_module
+    from lab.weighscore import MODELS, blind_module, waits_for_game
 
+    if a.model not in MODELS:
+        ap.error(f"--model: one of {', '.join(MODELS)}")
+    seeds = range(a.seed, a.seed + a.traces)
+    if a.busy:
+        busy, turns = busy_picks(a.model, a.rate, seeds)
+        print(f"{a.model} at {a.rate} SPS, {a.traces} sessions: {busy} of {turns} turns began while "
+              f"the game was not free ({100 * busy / max(1, turns):.1f} %)")
+        return
+    module = blind_module(a.model)
+    if not waits_for_game(a.model):
+        ap.error(f"--model {a.model}: its session takes no waits")
     hands = early = 0
     waited = []
-    for seed in range(a.seed, a.seed + a.traces):
-        s, _ = session(blind_module(a.model), seed, a.rate)
+    for seed in seeds:
+        s, _ = session(module, seed, a.rate)
         hands += len(s.starts)
         early += s.early
         waited += s.waits.values()

@@ -32,6 +32,8 @@ back) and no other egg out, was put back: right with no event (and with its verd
 game's attempt, ended from the weigher's calm, was over before that hand came).
 Latency: from the change's last hand leaving (its last contact) to the event by which the game has
 its verdict (one egg: the first event; several: the event by which two eggs have been said).
+`heard`: to when the game acts on it (one egg: at its attempt's end, at least AFTER_HAND_MS after
+the calm that decided it; several: at once), which the family hears.
 The weigher is told each take's demanded colour as the game would (`run`, `demands`).
 An event of a change that comes before its (first) egg's weight has left the bowl is early (a
 verdict on a level that had not settled: a half-lifted egg, the hand still loading it): the change
@@ -80,6 +82,11 @@ def blind_module(model):
     """The module of a blind model (or of its open-loop name), or None."""
     name = BLIND.get(OPEN_LOOP.get(model, model))
     return importlib.import_module(name) if name else None
+
+
+def waits_for_game(model):
+    """Whether `trace` plays `model` with its hands waiting for the game (lab.closedloop)."""
+    return model in BLIND and "waits" in inspect.signature(blind_module(model).session).parameters
 
 
 def blind_noise_g(world):
@@ -207,6 +214,13 @@ def _verdict_ms(change):
     return change["events"][-1]["t_ms"]
 
 
+def _heard_ms(change):
+    """When the game acts on a change's verdict (the family hears it): one egg at its attempt's
+    end (`acted_ms`, from `run`), several at once with the event that says the second."""
+    v = _verdict_ms(change)
+    return max(v, change["events"][0].get("acted_ms", v)) if len(change["colours"]) == 1 else v
+
+
 def _tagged(changes, ev):
     """A false event as `--misses` lists it: marked `late` when it is what the last change before
     it was owed (the right colour of the last egg out, `out: 2` after several, or `full` after the
@@ -256,7 +270,7 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
     changes = _changes(truth, merge_ms, rest)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
            "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0,
-           "before_contact": 0, "pole": 0, "ignored": 0, "put_back": 0}
+           "before_contact": 0, "pole": 0, "ignored": 0, "put_back": 0, "heard": []}
     deaf = _pole_settles(truth, changes, merge_ms, _resting(rest))
     for ev in events:
         if ev.get("put_back") and "out" in ev:
@@ -321,6 +335,7 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
             if c["events"]:        # (an egg put back in its attempt has no verdict to time)
                 lat = _verdict_ms(c) - c["t_hand"]
                 res["latency"].append(lat)
+                res["heard"].append(_heard_ms(c) - c["t_hand"])
                 res["by_how"].setdefault(c["how"], []).append(lat)
         else:
             res["wrong"].append({"t_ms": c["t_first"], "colours": c["colours"], "events": c["events"]})
@@ -344,7 +359,7 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
     if module is not None:
         if noise_g is not None:
             raise ValueError("--noise: the blind model draws its own noise from the HX711's figures")
-        if model in BLIND and "waits" in inspect.signature(module.session).parameters:
+        if waits_for_game(model):
             from lab import closedloop
 
             return closedloop.session(module, seed, rate, over)
@@ -361,18 +376,22 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
 def demands(truth):
     """[(t_pick, colour or None)] for each take of a session: the colour the game demanded, and
     when it was picked: just before the turn's first hand (a touch after the last attempt ended,
-    its hand left + ATTEMPT_END_MS, else the take's own; none if that came before the end). The
-    take's `demand` where the model gives it (None: a wrong take whose demand the model does not
-    say), else the colour taken (a model without wrong takes)."""
+    its hand left + ATTEMPT_END_MS, and after the last pour-back, else the take's own; none if that
+    came before the attempt's end: the game picks only with the last attempt over and the eggs
+    back). The take's `demand` where the model gives it (None: a wrong take whose demand the model
+    does not say), else the colour taken (a model without wrong takes)."""
     takes = {}
     for e in truth:
         if e["what"] == "out" and e.get("cause") == "take" and e["t_in"] not in takes:
             takes[e["t_in"]] = (e["t_ms"], e.get("demand", e["colour"]))
     touches = sorted(e["t_in"] for e in truth if e["what"] == "touch")
+    backs = [e["t_ms"] for e in truth if e["what"] == "back"]
     out = []
     ended = None
     for t_in, (t_ms, colour) in sorted(takes.items()):
-        first = min([t for t in touches if (ended is None or t >= ended) and t < t_in] + [t_in])
+        back = max([b for b in backs if b <= t_in], default=None)
+        after = back if ended is None or (back is not None and back > ended) else ended
+        first = min([t for t in touches if (after is None or t >= after) and t < t_in] + [t_in])
         if ended is None or first >= ended:     # else its hand came in the last attempt: no pick
             out.append((first, colour))
         ended = t_ms + ATTEMPT_END_MS
@@ -384,8 +403,11 @@ def run(detector, samples, truth=(), rest=None, ready=None):
     `set_demand` is told each take's demand as the game would, at its pick (`demands`): the
     buttons pick only while the nest is at rest (docs/rules.md), so a turn whose first hand comes
     while the detector is not at rest leaves the demand as it was (the weigher forgets it itself
-    once it has said an egg). `rest` gets (t_ms, at rest) after each sample; `ready` gets (t_ms,
-    the game free: the nest at rest, no egg it said still judged)."""
+    once it has said an egg); the pole out ends it too (an attempt's alarm, or no attempt: the
+    game demands a colour only in one, gulo.turnflow `demand_told`). `rest` gets (t_ms, at rest)
+    after each sample; `ready` gets (t_ms, the game free: the nest at rest, no egg it said still
+    judged). An `out: 1` the game acted on gets `acted_ms`: when (its attempt's end, or a second
+    egg's or the pole's alarm)."""
     told = demands(truth) if hasattr(detector, "set_demand") else []
     counts = hasattr(detector, "t_calm") and hasattr(detector, "last_change_g")
     i = 0
@@ -396,12 +418,17 @@ def run(detector, samples, truth=(), rest=None, ready=None):
             if detector.at_rest:
                 detector.set_demand(told[i][1])
             i += 1
+        if told and pole is False:
+            detector.set_demand(None)
         detector.set_pole(pole)
         ev = detector.feed(t, g)
         if ev is not None:
             events.append(ev)
         if counts:
+            judged = said
             said = follow(said, detector, ev, t, pole)   # gulo.turnflow's CONFIRM
+            if judged is not None and said is not judged and not judged.event.get("put_back"):
+                judged.event["acted_ms"] = t             # its attempt over: the game acts on it
         if rest is not None:
             rest.append((t, detector.at_rest))
         if ready is not None:
@@ -412,7 +439,7 @@ def run(detector, samples, truth=(), rest=None, ready=None):
 def _empty():
     return {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
             "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0, "before_contact": 0,
-            "pole": 0, "ignored": 0, "put_back": 0}
+            "pole": 0, "ignored": 0, "put_back": 0, "heard": []}
 
 
 def _add(tot, seed, r):
@@ -422,6 +449,7 @@ def _add(tot, seed, r):
         tot[k] += r[k]
     tot["latency"] += r["latency"]
     tot["full_latency"] += r["full_latency"]
+    tot["heard"] += r["heard"]
     for how, lat in r["by_how"].items():
         tot["by_how"].setdefault(how, []).extend(lat)
     for w in r["wrong"]:
@@ -464,7 +492,8 @@ def summary(tot):
             "fulls": tot["fulls"],
             "false_late": sum(1 for k, _, e in tot["misses"] if k == "false" and e.get("late")),
             "fulls_right": tot["fulls_right"],
-            "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat)}
+            "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat),
+            "heard_p95_ms": percentile(tot.get("heard") or [0], 95)}
 
 
 def detectors(weigher_file=None):

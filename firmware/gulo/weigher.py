@@ -26,7 +26,8 @@
 #   silently only after _T_LONG of calm.
 #   One colour lighter than the demanded one waits for _T_LONG of calm as well: a half-lifted egg
 #   held still weighs less than itself, and the player mostly takes the demanded colour; a wrong
-#   lighter egg is still said, later.
+#   lighter egg is still said, later. While a colour is demanded no egg comes back (the game is
+#   in an attempt: the eggs out are in the bag), so a rise is a hand, never eggs back.
 # - A glitch is not an egg: a median of 3 removes single-sample spikes, and a longer one only
 #   restarts the calm about the same level (a difference of nothing).
 # All arithmetic is on small ints (centigrams; levels in 1/16 cg), so nothing is allocated per
@@ -387,7 +388,8 @@ class Weigher:
             delta += self._pole16
         d_full = self._full_expected() - mean16
         short = full_then - self._level16 >= tol   # eggs were out before
-        if -tol < d_full < tol and (delta < -tol or (self._pole_now and not self._pole_level)):
+        back_ok = not self._demand16    # in an attempt a rise is a hand pressing, never eggs back
+        if -tol < d_full < tol and back_ok and (delta < -tol or (self._pole_now and not self._pole_level)):
             # every egg back (or the pole seated again on a full nest: whatever was said while it
             # was out, part of it perhaps leaning on the rim, the full nest's weight is known now)
             was_out = self.out > 0 or short
@@ -402,7 +404,7 @@ class Weigher:
                 mean16 = self._level16
             self._settle(mean16, False)
             return None
-        if self.out and self._last16 > tol and -tol < delta + self._last16 < tol:
+        if back_ok and self.out and self._last16 > tol and -tol < delta + self._last16 < tol:
             # the eggs last said out came back (lifted clear, then put back): the level before
             # that verdict again, at rest now, so that the next take is weighed from it; any
             # other rise may be a hand resting still on the eggs and waits _T_LONG

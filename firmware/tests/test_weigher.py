@@ -3,8 +3,8 @@
 # principle taken out (CPython only: inside MicroPython the firmware is compiled .mpy) must fail
 # the same check. Plain asserts: CPython and inside MicroPython.
 #   settled before judged; a hand that comes back reopens the attempt; a late egg belongs to the
-#   attempt; an egg said out and put back is in the nest again; a glitch is not an egg; nothing
-#   allocated at rest.
+#   attempt; an egg said out and put back is in the nest again; in an attempt no egg comes back;
+#   a glitch is not an egg; nothing allocated at rest.
 # And what the game relies on: every colour, two eggs, every egg back, the pole, a relearn.
 
 import sys
@@ -215,10 +215,45 @@ def test_the_egg_last_said_out_and_put_back_is_weighed_from_at_once():
 
 
 def test_planted_fault_a_weigher_that_waits_out_every_rise_misses_the_next_take():
-    W = _planted("if self.out and self._last16 > tol and", "if False and")
+    W = _planted("if back_ok and self.out and self._last16 > tol and", "if False and")
     if W is None:
         return
     assert ["R", "Y"] in [_colours(_put_back_then_taken(W, rate)) for rate in RATES]
+
+
+# ---- in an attempt no egg comes back -----------------------------------------------------------
+
+def _press_then_take(W, rate):
+    """A red egg taken (the game's last verdict); then the next attempt, green demanded: the hand
+    presses on the pile with just the red egg's weight (16 g) for 0.8 s, longer than the calm,
+    then takes a green egg. Returns the events."""
+    red = (1500, 16.0, 1.0, 0)
+    press = gone_at(red) + 2500
+    green = (press + 800, 10.0, 1.0, 0)
+    trace = samples(rate, [red, green], gone_at(green) + 2500, seed=rate, adds=[(press, 16.0, 800)])
+    w = W()
+    events: list = []
+    told = False
+    for t, g in trace:
+        if not told and events and t >= press - 500:
+            w.set_demand("G")     # the pick: once the red egg is said, before the next hand
+            told = True
+        ev = w.feed(t, g)
+        if ev is not None:
+            events.append(ev)
+    return events
+
+
+def test_in_an_attempt_a_hand_pressing_the_weight_of_the_eggs_out_is_no_egg_back():
+    for rate in RATES:
+        assert _colours(_press_then_take(Weigher, rate)) == ["R", "G"], rate
+
+
+def test_planted_fault_a_weigher_that_takes_a_rise_in_an_attempt_for_eggs_back_says_two_out():
+    W = _planted("back_ok = not self._demand16", "back_ok = True")
+    if W is None:
+        return
+    assert [_colours(_press_then_take(W, rate)) for rate in RATES] != [["R", "G"]] * len(RATES)
 
 
 # ---- a glitch is not an egg ------------------------------------------------------------------

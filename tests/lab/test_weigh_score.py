@@ -371,6 +371,24 @@ def test_the_demand_is_told_as_the_game_picks_only_at_rest():
     assert d.told == [(1200, "B"), (7200, None)], d.told
 
 
+def test_no_colour_is_picked_before_the_eggs_are_back_nor_told_once_the_pole_is_out():
+    from lab.weighscore import run
+
+    # a touch, then a pour-back, then the take: the pick comes after the eggs are back (the game
+    # is in SETTLE until then), not at the touch before it. Planted: picked at the touch.
+    truth = [{"what": "touch", "t_in": 1000, "t_ms": 1400}, {"what": "back", "t_in": 2000, "t_ms": 2700,
+                                                             "eggs": 2}, out(4000, "Y")]
+    samples = [(t, 500.0, True) for t in range(0, 6000, 100)]
+    d = _Told()
+    run(d, samples, truth)
+    assert d.told == [(truth[2]["t_in"], "Y")], d.told
+    # the pole out ends the attempt and its demand (the game's alarm)
+    samples = [(t, 500.0, not 4500 <= t < 4800) for t in range(0, 6000, 100)]
+    d = _Told()
+    run(d, samples, truth)
+    assert d.told[0] == (truth[2]["t_in"], "Y") and set(d.told[1:]) == {(t, None) for t in (4500, 4600, 4700)}
+
+
 def test_the_fourth_models_sweep_holds_parameters_it_has():
     # a name the model does not have would only fail when someone runs --sweep; so does a rate key
     from lab.gripmodel import PARAMS, session
@@ -494,3 +512,18 @@ def test_scorer_an_egg_poured_back_in_its_own_attempt_was_not_taken():
     truth = [out(2000, "R"), {"what": "back", "t_in": 3500, "t_ms": 4100, "eggs": 1}]
     r = score(truth, [{"t_ms": 2900, "out": 1, "colour": "R", "put_back": True}], merge_ms=1000)
     assert (r["right"], r["put_back"], r["false"]) == (1, 1, 0), r
+
+
+def test_the_game_acts_on_one_egg_at_its_attempts_end_not_when_it_is_said():
+    # the weigher says an egg _T_END (0.5 s) after the calm began; the game acts AFTER_HAND_MS
+    # (1 s) after it (gulo.turnflow CONFIRM): `heard` is about 0.5 s after the verdict. Planted
+    # (run not marking when the game acted): heard would be the verdict itself.
+    from gulo.weigher import Weigher
+    from lab.weighscore import evaluate, percentile
+
+    tot = evaluate(lambda w: Weigher(masses=w.masses, pole_g=w.pole_g), range(1, 4), model="world")
+    gaps = [h - v for h, v in zip(tot["heard"], tot["latency"])]
+    assert len(gaps) > 20 and min(gaps) >= 0
+    assert 350 <= percentile(gaps, 50) <= 700, percentile(gaps, 50)
+    r = score([out(2000, "R")], [{"t_ms": 2600, "out": 1, "colour": "R", "acted_ms": 3100}])
+    assert (r["latency"], r["heard"]) == ([600], [1100]), r
