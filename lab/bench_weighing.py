@@ -10,12 +10,13 @@ Detectors: gulo.weigher.Weigher and the max-min reference (lab.baseline_weigher,
 at the measured rate). Models: nest.world (through nest.tracegen) and lab.physmodel, the two the
 weigher's constants were tried on (seeds 1-20 only); lab.liftmodel, lab.gripmodel, lab.tablemodel
 and lab.handmodel, written blind (the last one after the weigher was designed: nothing was tried on
-it); the table's players wait for the game (lab.closedloop: its script began turns while the game
-still judged the last one). Rates: the HX711's 80 and 10 SPS settings (nest.world: 80 and 10
-samples/s exactly). Each cell: the same N sessions (seeds 1001..1000+N, none of them tried on) for
-both detectors, scored by lab.weighscore with merge_ms = 1000. Figures per cell: % of takes right,
-false events per 500 takes, p95 of the verdict's time after the hand's last contact. The worst cell
-is the figure; the targets are the issue's ("The weigher, designed instead of fitted").
+it); the players of every model but nest.world wait for the game (lab.closedloop: the scripts began
+turns while the game still judged the last one). Rates: the HX711's 80 and 10 SPS settings
+(nest.world: 80 and 10 samples/s exactly). Each cell: the same N sessions (seeds 1001..1000+N, none
+of them tried on) for both detectors, scored by lab.weighscore with merge_ms = 1000. Figures per
+cell: % of takes right, false events per 500 takes, p95 of the verdict's time after the hand's last
+contact. The worst cell is the figure; the targets are the issue's ("The weigher, designed instead
+of fitted").
 `run(traces, plot)` returns the rows for lab/bench.py; with `plot` a path it draws one session
 with both detectors' decisions; then the weigher's per-sample cost inside the MicroPython VM
 (lab/bench_weigher.py) and the sampler's path's (lab/bench_sampler.py).

@@ -21,7 +21,7 @@ The game's timing comes from the product's weigher (gulo.weigher), whichever det
 on the session: the same sessions for every detector.
 
     .venv/bin/python -m lab.closedloop --model table --rate 10 --traces 30
-    .venv/bin/python -m lab.closedloop --model hand --busy --traces 30   # any model: turns begun early
+    .venv/bin/python -m lab.closedloop --model hand-open --busy --traces 30   # turns begun early
 """
 
 import argparse
@@ -38,6 +38,28 @@ PASSES = 4
 # A player sees (the chime, the LEDs) that the game is free, then begins: a simple visual reaction
 # takes 213 ms on average (Woods et al. 2015, Front. Hum. Neurosci. 9:131, 1,469 adults).
 REACT_S = 0.2
+
+
+class Hands:
+    """For a model's script, its times in units of `unit_s` seconds: the hands that follow the
+    game. `after(t, delay)` is the next such hand's time: `delay` after t as the script has it,
+    later by what the game makes it wait (`waits`: {k: s} for the k-th; no draw, so the script
+    plays the same game). `starts` gets (its time, t) in ms; `waited` is the time waited so far,
+    in the script's units."""
+
+    def __init__(self, waits=None, unit_s=1.0):
+        self.waits = waits or {}
+        self.unit_s = unit_s
+        self.starts = []
+        self.waited = 0.0
+
+    def after(self, t, delay):
+        wait = float(self.waits.get(len(self.starts), 0.0)) / self.unit_s
+        self.waited += wait
+        t_next = t + wait + delay
+        ms = 1000 * self.unit_s
+        self.starts.append((int(round(t_next * ms)), int(round(t * ms))))
+        return t_next
 
 
 def free_times(world, samples):

@@ -31,6 +31,8 @@ import numpy as np
 from scipy.linalg import expm
 from scipy.signal import lfilter
 
+from lab.closedloop import Hands
+
 G = 9.80665          # m/s^2
 FS = 2000.0          # internal simulation rate, Hz (>= 10x the stiffest ring frequency)
 NOMINAL = {"G": 10.0, "P": 12.0, "Y": 14.0, "R": 16.0, "B": 18.0}
@@ -199,6 +201,9 @@ class Trace:
     pole_g: float = 25.0
     params: dict = field(default_factory=dict)
     debug: dict = field(default_factory=dict)
+    # each hand that follows the game (a turn's first, the first after an alarm): (its time, the
+    # end of what came before it), ms; lab.closedloop makes them wait for the game
+    starts: list = field(default_factory=list)
 
 
 class _Draw:
@@ -334,12 +339,14 @@ def _ms(t):
     return int(round(t * 1000.0))
 
 
-def session(seed, setting=80, **over):
+def session(seed, setting=80, waits=None, **over):
+    """One session; `waits`: {k: extra seconds the k-th of Trace.starts waits for the game}."""
     if setting not in (80, 10):
         raise ValueError(f"setting must be 80 or 10, not {setting!r}")
     for name in over:
         if name not in PARAMS:
             raise TypeError(f"gripmodel.session: unknown parameter {name!r}")
+    hands = Hands(waits)
     rng = np.random.default_rng(seed)
     d = _Draw(rng, over)
     p = {name: d(name) for name in PARAMS if name not in PER_EVENT}
@@ -353,7 +360,7 @@ def session(seed, setting=80, **over):
     masses = {c: round(float(np.mean([e["g"] for e in eggs if e["colour"] == c])), 2) for c in COUNTS}
     pole_true = p["pole_true_g"]
 
-    n_grid = int(120 * FS)
+    n_grid = int((120 + sum((waits or {}).values())) * FS)
     b = _Builder(rng, d, n_grid)
     base_g = p["bowl_g"] + p["spacer_screws_g"]
     b.load += base_g + pole_true + sum(e["g"] for e in eggs)
@@ -539,19 +546,22 @@ def session(seed, setting=80, **over):
 
     t = p["start_rest_s"]
     refill_at = int(round(p["takes_before_refill"]))
-    while t < p["session_s"] - 4.0:
-        t += d("gap_s")
+    follows = False     # the next hand follows the game (after a take or a pour, not a touch)
+    while t - hands.waited < p["session_s"] - 4.0:     # waited: the same turns, later
+        t = hands.after(t, d("gap_s")) if follows else t + d("gap_s")
         n_in = sum(e["in"] for e in eggs)
+        follows = True
         if state["since_refill"] >= refill_at or n_in < 4:
             t = pour(t)
             continue
         if rng.uniform() < p["p_touch"]:
             t = touch(t)
+            follows = False
             continue
         t, alarm = take(t)
         state["since_refill"] += 1
         if alarm:
-            t += d("alarm_pause_s")
+            t = hands.after(t, d("alarm_pause_s"))
             t = pour(t)
             if not state["pole_in"]:
                 t += d("gap_s") * 0.5
@@ -640,7 +650,7 @@ def session(seed, setting=80, **over):
         j = jj + 1
 
     tr = Trace(samples=samples, truth=sorted(b.truth, key=lambda e: e["t_ms"]), masses=masses,
-               pole_g=round(pole_true, 2), params=dict(p))
+               pole_g=round(pole_true, 2), params=dict(p), starts=hands.starts)
     tr.params.update({"k_n_m": k, "sigma_g": sigma_g, "rate": rate, "m0_g": m0,
                       "rest_g": base_g + pole_true + sum(e["g"] for e in eggs)})
     tr.debug = {"t": tg, "y": y, "force": force, "m": m, "zeta": zeta}

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lab.closedloop import Hands
+
 FS = 1000.0                 # Hz, internal force grid (bowl modes here are < 80 Hz: >= 12 points/cycle)
 PRE_S = 1.0                 # s of grid before t = 0 so the ADC filter and the mode start at rest
 G = 9.81                    # m/s^2
@@ -132,6 +134,9 @@ class Session:
     truth: list
     derived: dict = field(default_factory=dict)
     env: list = field(default_factory=list)      # bumps and bad reads, for people reading traces
+    # each hand that follows the game (a turn's first, the first after an alarm): (its time, the
+    # end of what came before it), ms; lab.closedloop makes them wait for the game
+    starts: list = field(default_factory=list)
 
 
 # ---- small shapes ---------------------------------------------------------------------------------
@@ -217,8 +222,9 @@ def _j_gs(mass_g, v_ms):
 # ---- the game and the hands -----------------------------------------------------------------------
 
 class _Game:
-    def __init__(self, rng, p, eggs):
+    def __init__(self, rng, p, eggs, waits=None):
         self.r = rng
+        self.hands = Hands(waits)       # the hands that follow the game (lab.closedloop)
         self.p = p
         self.cv = _Canvas()
         self.nest = list(eggs)          # [(colour, mass)] in the bowl
@@ -541,7 +547,7 @@ class _Game:
     def after_alarm(self, t):
         """Players notice, gather the eggs into the bag, pour them back, stick the pole back."""
         U = self.U
-        t += U(1.5, 5.0)
+        t = self.hands.after(t, U(1.5, 5.0))
         pole_was_out = not self.pole_in
         reed_open = not self.reed[-1][1]
         if not pole_was_out and not reed_open and self.r.random() < 0.5:
@@ -560,8 +566,10 @@ class _Game:
         t = U(1.8, 3.5)                             # full nest at rest first
         next_bump = t + (r.exponential(60.0 / p["bump_per_min"]) if p["bump_per_min"] > 0 else 1e9)
         while n_out < target:
-            while next_bump < t:                    # bumps fall between the hands' actions
-                self.bump(next_bump)
+            # bumps fall between the hands' actions, drawn on the script's own clock (without the
+            # waits for the game) so that waiting changes no draw
+            while next_bump < t - self.hands.waited:
+                self.bump(next_bump + self.hands.waited)
                 next_bump += r.exponential(60.0 / p["bump_per_min"]) + 0.5
             if r.random() < p["p_idle_pole"]:       # a knock topples the pole, no penalty
                 self.bump(t)
@@ -635,7 +643,7 @@ class _Game:
                 t = self.after_alarm(t)
             elif fate == "rim":                     # no alarm: stuck back in by the player
                 t = self.pole_back(t + U(0.5, 2.0), weight_back=False) + U(0.2, 1.0)
-            t += p["think_s"] * U(0.4, 1.6)
+            t = self.hands.after(t, p["think_s"] * U(0.4, 1.6))
         if not self.pole_in or not self.reed[-1][1]:     # the session ends with the pole seated;
             t = self.pole_back(t, weight_back=not self.pole_in)   # eggs taken since the last refill stay out
         return t + U(2.0, 4.0)
@@ -694,14 +702,15 @@ def _boxcar_mid(t_grid, x, T, t_eval):
     return (np.interp(t_eval, tc, C) - np.interp(t_eval - T, tc, C)) / T
 
 
-def session(seed, setting=80, **over):
+def session(seed, setting=80, waits=None, **over):
+    """One session; `waits`: {k: extra seconds the k-th of Session.starts waits for the game}."""
     if isinstance(setting, bool) or setting not in (80, 10):
         raise ValueError(f"setting must be 80 or 10, not {setting!r}")
     seed = int(seed)
     prng = np.random.default_rng([seed, 0x6E657374])
     p = _draw(prng, over)
     eggs = _eggs(prng, p)
-    game = _Game(np.random.default_rng([seed, 1]), p, eggs)
+    game = _Game(np.random.default_rng([seed, 1]), p, eggs, waits)
     duration = game.play()
     erng = np.random.default_rng([seed, 2, setting])
 
@@ -814,7 +823,7 @@ def session(seed, setting=80, **over):
                "full_nest_g": full, "counts_per_g": cpg, "duration_s": duration,
                "lost_conversions": int((~keep).sum())}
     return Session(samples=samples, masses=masses, pole_g=p["pole_g"], setting=setting, params=dict(p),
-                   eggs_g=eggs_g, truth=truth, derived=derived, env=env)
+                   eggs_g=eggs_g, truth=truth, derived=derived, env=env, starts=game.hands.starts)
 
 
 # ---- picture ----------------------------------------------------------------------------------------

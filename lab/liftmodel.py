@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import signal
 
+from lab.closedloop import Hands
+
 G = 9.80665          # m/s^2
 FS = 2000.0          # internal simulation rate, Hz
 COLOURS = "GPYRB"
@@ -138,6 +140,9 @@ class Trace:
     pole_g: float
     meta: dict = field(default_factory=dict)
     internal: tuple = ()
+    # each hand that follows the game (a turn's first, the first after an alarm): (its time, the
+    # end of what came before it), ms; lab.closedloop makes them wait for the game
+    starts: list = field(default_factory=list)
 
 
 def draw_params(rng, setting=80, **over):
@@ -474,8 +479,9 @@ def _eggs(rng, p):
     return eggs, means
 
 
-def _script(rng, p, tl, eggs):
-    """Play turns until the session's duration; returns truth (seconds) and notes."""
+def _script(rng, p, tl, eggs, hands):
+    """Play turns until the session's duration; returns truth (seconds) and notes. `hands`
+    (lab.closedloop.Hands) times the hands that follow the game."""
     truth, notes = [], {"holds": [], "late": [], "bumps": []}
     bowl = list(eggs)
     out = []
@@ -484,7 +490,7 @@ def _script(rng, p, tl, eggs):
     tl.reed.append((0.0, True))
     t = rng.uniform(2.5, 4.0)
     takes_since_pour = 0
-    while t < p["duration_s"] - 3.0:
+    while t - hands.waited < p["duration_s"] - 3.0:     # waited: the same turns, later
         if rng.random() < p["p_touch"]:
             if rng.random() < 0.25:
                 # picks an egg up, sees the colour is wrong, puts it back: nothing taken
@@ -550,7 +556,7 @@ def _script(rng, p, tl, eggs):
             a = p["bump_ms2"] * np.sin(2 * np.pi * (np.arange(nb) + 0.5) / nb)
             tl.add(tb, -0.48 * a)
             notes["bumps"].append(tb)
-        t = end + gap
+        t = hands.after(end, gap)
         takes_since_pour += 1
         last_of_colour = not any(b[0] == egg[0] for b in bowl)
         refill = len(bowl) < 10 or (takes_since_pour >= 4 and rng.random() < 0.3)
@@ -564,14 +570,14 @@ def _script(rng, p, tl, eggs):
                 tl.reed.append((t_reed, False))
                 truth.append({"what": "pole_out", "t_in": t0, "t_ms": t_reed, "_off": t_g})
                 pole_in = False
-                t = t_g + rng.uniform(0.3, 1.0)
+                t = hands.after(t_g, rng.uniform(0.3, 1.0))
             for what in order:
                 if what == "pole" and not pole_in:
                     t0, t_reed, t_g = _pole_seat(tl, rng, t, pole_kg)
                     tl.reed.append((t_reed, True))
                     truth.append({"what": "pole_in", "t_in": t0, "t_ms": t_reed, "_off": t_g})
                     pole_in = True
-                    t = t_g + rng.uniform(0.3, 1.0)
+                    t = hands.after(t_g, rng.uniform(0.3, 1.0))
                 elif what == "eggs" and out:
                     t0, t_done = _pour(tl, rng, t, out)
                     truth.append({"what": "back", "t_in": t0, "t_ms": t_done, "eggs": len(out),
@@ -579,13 +585,13 @@ def _script(rng, p, tl, eggs):
                     bowl += out
                     out = []
                     takes_since_pour = 0
-                    t = t_done + rng.uniform(0.8, 2.0)
+                    t = hands.after(t_done, rng.uniform(0.8, 2.0))
             if not pole_in:      # the pole always goes back before the next attempt
                 t0, t_reed, t_g = _pole_seat(tl, rng, t, pole_kg)
                 tl.reed.append((t_reed, True))
                 truth.append({"what": "pole_in", "t_in": t0, "t_ms": t_reed, "_off": t_g})
                 pole_in = True
-                t = t_g + rng.uniform(0.8, 2.0)
+                t = hands.after(t_g, rng.uniform(0.8, 2.0))
     t_end = t + rng.uniform(3.0, 4.0)
     return truth, notes, t_end
 
@@ -645,15 +651,17 @@ def _kernel(order, period_s):
     return ker / ker.sum()
 
 
-def session(seed, setting=80, **over):
-    """One play session: see the module docstring and docs/liftmodel.md."""
+def session(seed, setting=80, waits=None, **over):
+    """One play session: see the module docstring and docs/liftmodel.md. `waits`: {k: extra
+    seconds the k-th of Trace.starts waits for the game}."""
     if setting not in (80, 10):
         raise ValueError("setting is the HX711 RATE pin: 80 or 10")
     rng = np.random.default_rng(seed)
     p = draw_params(rng, setting, **over)
     eggs, means = _eggs(rng, p)
-    tl = _Timeline(p["duration_s"] + 40.0)
-    truth_s, notes, t_end = _script(rng, p, tl, eggs)
+    tl = _Timeline(p["duration_s"] + 40.0 + sum((waits or {}).values()))
+    hands = Hands(waits)
+    truth_s, notes, t_end = _script(rng, p, tl, eggs, hands)
     n = tl.i(t_end)
     fixed_g = p["bowl_g"] + p["spacer_g"] + p["screws_g"] + p["cell_free_g"]
     m0 = (fixed_g + p["pole_true_g"] + sum(e[1] for e in eggs)) / 1000.0
@@ -765,7 +773,8 @@ def session(seed, setting=80, **over):
         "bumps_ms": [ms(x) for x in notes["bumps"]],
         "truth_s": truth_s, "n_conversions": len(T), "drift_g": (float(drift[0]), float(drift[-1])),
     }
-    return Trace(samples, truth, masses, pole_g, meta, internal)
+    starts = [(ms0 + hand, ms0 + after) for hand, after in hands.starts]
+    return Trace(samples, truth, masses, pole_g, meta, internal, starts)
 
 
 def plot(seed, path, setting=80):

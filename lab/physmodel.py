@@ -30,6 +30,8 @@ import math
 import numpy as np
 from scipy import signal
 
+from lab.closedloop import Hands
+
 COLOURS = ("G", "P", "Y", "R", "B")
 NOMINAL = {"G": 10.0, "P": 12.0, "Y": 14.0, "R": 16.0, "B": 18.0}   # the project's egg classes
 NEST_FULL = {"G": 5, "P": 2, "Y": 5, "R": 5, "B": 5}                 # gulo.rules.NEST_FULL
@@ -177,9 +179,10 @@ class _Forces:
         self.tremor(a_ms, b_ms, rms * 0.7, hz=float(self.rng.uniform(0.8, 3.0)))
 
 
-def _script(rng, p, masses_of, n_turns):
+def _script(rng, p, masses_of, n_turns, hands):
     """The play: returns (events for the force model, truth, end time). Events are closures that
-    add to _Forces, so the force array can be sized first."""
+    add to _Forces, so the force array can be sized first. `hands` (lab.closedloop.Hands, in ms)
+    times the hands that follow the game."""
     acts = []
     truth = []
     nest = {c: list(masses_of[c]) for c in COLOURS}   # egg masses in the bowl, by colour
@@ -243,8 +246,11 @@ def _script(rng, p, masses_of, n_turns):
         truth.append({"what": "out", "t_in": t, "t_ms": t + dur, "colour": c, "cause": "drop"})
         return t + dur
 
+    follows = False     # the next hand follows the game (after a take or a pour, not a touch)
     for _ in range(n_turns):
-        t += float(rng.uniform(800, 2500))
+        gap = float(rng.uniform(800, 2500))
+        t = hands.after(t, gap) if follows else t + gap
+        follows = True
         r = float(rng.random())
         if not pole_in:
             t = seat(t) + float(rng.uniform(600, 1500))
@@ -277,6 +283,7 @@ def _script(rng, p, masses_of, n_turns):
             acts.append(lambda F, a=t, b=t + reach + dur, g=press: F.contact(a, b, g))
             truth.append({"what": "touch", "t_ms": t + reach + dur, "t_in": t, "hand": kind})
             t += reach + dur
+            follows = False
             continue
         c = left[int(rng.integers(len(left)))]
         m = nest[c].pop()
@@ -322,14 +329,15 @@ def _script(rng, p, masses_of, n_turns):
         elif y < 0.17:
             t = knock(t_lift - float(rng.uniform(0, 100)))
         if y < 0.17 or len(out) >= 8:
-            t = pour_back(t + float(rng.uniform(800, 2000)))
+            t = pour_back(hands.after(t, float(rng.uniform(800, 2000))))
     if not pole_in:
         t = seat(t + 1000)
     return acts, truth, t + 3000, reed
 
 
-def session(seed, setting=80, turns=None, **over):
-    """One random play session on the physics model (see the module doc)."""
+def session(seed, setting=80, turns=None, waits=None, **over):
+    """One random play session on the physics model (see the module doc). `waits`: {k: extra
+    seconds the k-th of Trace.starts waits for the game}."""
     if setting not in (10, 80):
         raise ValueError("setting must be 10 or 80 (the HX711's RATE pin)")
     rng = np.random.default_rng([seed, setting, 0x9E37])
@@ -340,7 +348,8 @@ def session(seed, setting=80, turns=None, **over):
                  for c in COLOURS}
     calib = {c: float(np.mean(masses_of[c])) for c in COLOURS}   # `nest calibrate`: each colour's eggs
     n_turns = turns if turns is not None else int(rng.integers(12, 21))
-    acts, truth, end_ms, reed = _script(rng, p, masses_of, n_turns)
+    hands = Hands(waits, unit_s=0.001)
+    acts, truth, end_ms, reed = _script(rng, p, masses_of, n_turns, hands)
     n = int(end_ms) + 200
     F = _Forces(n, rng, p)
     rest = p["bowl_g"] + p["pole_g"] + sum(sum(v) for v in masses_of.values())
@@ -404,4 +413,6 @@ def session(seed, setting=80, turns=None, **over):
         for k in ("t_ms", "t_in", "t_end", "t_leave", "t_hold", "t_lift"):
             if k in e:
                 e[k] = int(round(e[k]))
-    return Trace(seed, setting, p, calib, p["pole_g"], truth, out, masses_of)
+    tr = Trace(seed, setting, p, calib, p["pole_g"], truth, out, masses_of)
+    tr.starts = hands.starts    # each hand that follows the game: (its time, the end before it), ms
+    return tr

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import signal
 
+from lab.closedloop import Hands
+
 G = 9.81                    # m/s^2
 DT = 0.0005                 # s, the world's time step: 40 steps per 50 Hz cycle, 10 per 200 Hz mode
 PRE_ROLL = 0.6              # s simulated before t = 0 so the ADC's filter is full at the first sample
@@ -205,17 +207,15 @@ class World:
 
     def __init__(self, rng, p, eggs, waits=None):
         self.rng, self.p = rng, p
-        self.waits = waits or {}              # {start: extra s it waits for the game} (lab.closedloop)
+        self.hands = Hands(waits)             # the hands that follow the game (lab.closedloop)
         self.eggs = eggs                      # [(colour, mass)]
         self.in_nest = set(range(len(eggs)))
         self.out_round = []                   # eggs out since the last pour-back
-        self.track = Track(p["session_s"] + 12.0 + sum(self.waits.values()))
+        self.track = Track(p["session_s"] + 12.0 + sum((waits or {}).values()))
         self.truth = []
         self.reed = []                        # (t, seated) raw reed transitions
         self.verdicts = []                    # times the firmware would write its log
         self.pole_fate = None                 # None = seated
-        self.starts = []                      # hands that follow the game: see Session.starts
-        self.waited = 0.0                     # s waited so far
 
     # hands --------------------------------------------------------------------------------------
     def _u(self, lo, hi):
@@ -425,7 +425,7 @@ class World:
         p, rng = self.p, self.rng
         t = p["rest0_s"]
         end = p["session_s"] - 2.5
-        while t < end + self.waited:                         # waited: the same turns, later
+        while t < end + self.hands.waited:                   # waited: the same turns, later
             if rng.random() < p["p_rim"]:
                 t = self.rim_rest(t) + self._u(0.2, 0.8)
             if rng.random() < p["p_touch"]:
@@ -443,7 +443,7 @@ class World:
             self.verdicts.append(t + self._u(0.1, 0.5))
             last = not any(self.eggs[i][0] == colour for i in self.in_nest)
             if failed or wrong or last:
-                t = self._after_game(t, self._u(1.0, 3.0))    # the alarm, the players, a hand comes
+                t = self.hands.after(t, self._u(1.0, 3.0))    # the alarm, the players, a hand comes
                 order = rng.random() < 0.5
                 if self.pole_fate is not None and order:
                     t = self.pole_back(t) + self._u(0.2, 0.8)
@@ -451,18 +451,8 @@ class World:
                 if self.pole_fate is not None:
                     t = self.pole_back(t) + self._u(0.2, 0.8)
                 self.verdicts.append(t)
-            t = self._after_game(t, p["turn_gap_s"] * self._u(0.5, 1.5))
-        return max(t, end + 2.5 + self.waited) + 1.0
-
-    def _after_game(self, t, delay):
-        """The time of the next hand: `delay` after t as the script has it, later by what the
-        game makes it wait (`waits`; no draw, so the session plays the same game). Each such hand
-        is recorded in `starts`."""
-        wait = float(self.waits.get(len(self.starts), 0.0))
-        self.waited += wait
-        t_next = t + wait + delay
-        self.starts.append((_ms(t_next), _ms(t)))
-        return t_next
+            t = self.hands.after(t, p["turn_gap_s"] * self._u(0.5, 1.5))
+        return max(t, end + 2.5 + self.hands.waited) + 1.0
 
 
 def _ms(t):
@@ -638,7 +628,8 @@ def session(seed, setting=80, waits=None, **over):
                "full_nest_g": contents}
     eggs_g = {c: [m for cc, m in eggs if cc == c] for c in NOMINAL_G}
     return Session(samples=samples, masses=masses, pole_g=p["pole_g"], params=params,
-                   truth=world.truth, setting=setting, eggs_g=eggs_g, derived=derived, starts=world.starts)
+                   truth=world.truth, setting=setting, eggs_g=eggs_g, derived=derived,
+                   starts=world.hands.starts)
 
 
 # --- picture -----------------------------------------------------------------------------------

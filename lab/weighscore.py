@@ -69,13 +69,13 @@ from lab.baseline_weigher import BaselineWeigher
 from nest.tracegen import session
 from nest.weigh import follow
 
-MODELS = ("world", "phys", "lift", "grip", "table", "hand", "table-open")
-# the models written blind, by module: each has session(seed, setting, **over) and PARAMS; one
-# whose session takes `waits` is played with its turns waiting for the game (lab.closedloop), and
-# as written (its next turn whenever its own script says) under the name in OPEN_LOOP
+# the models written blind, by module: each has session(seed, setting, **over) and PARAMS
 BLIND = {"lift": "lab.liftmodel", "grip": "lab.gripmodel", "table": "lab.tablemodel",
          "hand": "lab.handmodel"}
-OPEN_LOOP = {"table-open": "table"}
+# a model whose session takes `waits` is played with its hands waiting for the game
+# (lab.closedloop); as written (each hand when its own script says) under its name + "-open"
+OPEN_LOOP = {f"{m}-open": m for m in ("phys", *BLIND)}
+MODELS = ("world", "phys", *BLIND, *OPEN_LOOP)
 
 
 def blind_module(model):
@@ -84,9 +84,17 @@ def blind_module(model):
     return importlib.import_module(name) if name else None
 
 
+def _module(model):
+    """The module whose `session` plays `model` (None: nest.world)."""
+    if OPEN_LOOP.get(model, model) == "phys":
+        return importlib.import_module("lab.physmodel")
+    return blind_module(model)
+
+
 def waits_for_game(model):
     """Whether `trace` plays `model` with its hands waiting for the game (lab.closedloop)."""
-    return model in BLIND and "waits" in inspect.signature(blind_module(model).session).parameters
+    module = None if model in OPEN_LOOP else _module(model)
+    return module is not None and "waits" in inspect.signature(module.session).parameters
 
 
 def blind_noise_g(world):
@@ -351,25 +359,21 @@ def percentile(values, p):
 
 def trace(model, seed, rate=80, noise_g=None, over=None):
     """One session of a model -> (world, samples); `world` has .masses, .pole_g, .truth.
-    world: `rate` samples/s exactly; phys, lift, grip: `rate` is the HX711's setting, 80 or 10."""
+    world: `rate` samples/s exactly; the others: `rate` is the HX711's setting, 80 or 10. A model
+    whose session takes `waits` is played with its hands waiting for the game (lab.closedloop)."""
     if model == "world":
         return session(seed, noise_g=noise_g, sps=rate)
     over = dict(over or {})
-    module = blind_module(model)
-    if module is not None:
-        if noise_g is not None:
-            raise ValueError("--noise: the blind model draws its own noise from the HX711's figures")
-        if waits_for_game(model):
-            from lab import closedloop
-
-            return closedloop.session(module, seed, rate, over)
-        t = module.session(seed, setting=rate, **over)
-        return t, t.samples
-    from lab import physmodel
-
     if noise_g is not None:
+        if OPEN_LOOP.get(model, model) != "phys":
+            raise ValueError("--noise: the blind model draws its own noise from the HX711's figures")
         over["noise_g"] = noise_g
-    t = physmodel.session(seed, setting=rate, **over)
+    module = _module(model)
+    if waits_for_game(model):
+        from lab import closedloop
+
+        return closedloop.session(module, seed, rate, over)
+    t = module.session(seed, setting=rate, **over)
     return t, t.samples
 
 
@@ -562,8 +566,7 @@ TABLE_SWEEP = tuple((name, None) for name in (
     "cell_um_per_kg", "bowl_um_per_kg", "mech_zeta", "noise_factor", "mains_nv", "tremor_g",
     "egg_tol_g", "load_s", "odr_scale", "gc_ms", "flash_ms", "bump_per_min", "turn_gap_s",
     "p_touch", "p_rim", "still_hold_max_s"))
-SWEEPS = {"phys": SWEEP, "lift": LIFT_SWEEP, "grip": GRIP_SWEEP, "table": TABLE_SWEEP,
-          "table-open": TABLE_SWEEP}
+SWEEPS = {"phys": SWEEP, "lift": LIFT_SWEEP, "grip": GRIP_SWEEP, "table": TABLE_SWEEP}
 
 # The weigher's tunable constants (gulo.weigher) and the grid `--tune-on` searches. _T_STILL is not
 # among them: it comes from the longest still hold to be sure of (0.5 s), not from a score.
@@ -659,6 +662,7 @@ def main(argv=None):
                         "e.g. 8:0.5,12:0.5,16:0.8")
     a = p.parse_args(argv)
     rate = a.rate if a.rate is not None else 80
+    base = OPEN_LOOP.get(a.model, a.model)      # the model, whether waiting or as written
     if a.model != "world" and rate not in (10, 80):
         p.error(f"--rate for --model {a.model} is the HX711 setting: 10 or 80")
     if blind_module(a.model) and a.noise is not None:
@@ -674,7 +678,7 @@ def main(argv=None):
             p.error(f"--set {item!r}: NAME=VALUE, a number, for --model phys, lift or grip")
     if over:
         # checked against the model's own table of parameters, not by building a session
-        if a.model == "phys":
+        if base == "phys":
             from lab.physmodel import RANGES as known
 
             known = set(known) | {"noise_g", "rate", "pole_g"}
@@ -721,12 +725,12 @@ def main(argv=None):
         print("| parameter | value | weigher right | false | early | median / p95 ms "
               "| baseline right | false | median / p95 ms |")
         print("|---|---|---|---|---|---|---|---|---|")
-        for name, values in SWEEPS[a.model]:
-            if a.model == "lift" and name == "rate":
+        for name, values in SWEEPS[base]:
+            if base == "lift" and name == "rate":
                 name = f"rate{rate}_sps"
-            elif a.model == "grip" and name == "rate":
+            elif base == "grip" and name == "rate":
                 name = f"rate_{rate}"
-            if a.model in ("table", "table-open"):
+            if base == "table":
                 values = blind_module("table").PARAMS[name]
             for v in values or SWEEP_RATES[rate]:
                 s, b = (summary(evaluate(made[d], seeds, model=a.model, rate=rate, over={**over, name: v},
