@@ -52,8 +52,9 @@ third model, written blind"); then a fourth, `grip` (lab.gripmodel), was asked f
 (docs/gripmodel.md), and one rule was found on the third's misses ("Eggs put back"): the fourth
 is the hold-out now (one bug of that rule was found on it: docs/weigher.md, "A fourth model,
 written blind"). `--tune-on` refuses both. `table` and `hand` (lab.tablemodel, lab.handmodel) were
-written blind too. The table model's script began turns while the game still judged the last one:
-`table` plays it with its hands waiting for the game (lab.closedloop), `table-open` as written.
+written blind too. The models' scripts began turns while the game still judged the last one: each
+model but `world` is played with its hands waiting for the game (lab.closedloop), `M-open` as
+written.
 """
 
 import argparse
