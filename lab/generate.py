@@ -1,38 +1,36 @@
 """A trace and its truth from one of the lab's models, for `nest weigh --replay` and the scorer.
 
-    .venv/bin/python -m lab.generate OUT.csv --model phys|lift|grip|table [--rate 80|10] [--seed S]
-                                      [--turns N] [--truth OUT.json] [--no-pole]
+    .venv/bin/python -m lab.generate OUT.csv --model phys|lift|grip|table|hand[-open] [--rate 80|10]
+                                      [--seed S] [--turns N] [--truth OUT.json] [--no-pole]
 
 `nest weigh --generate` writes the product's own model (nest.world); these are the research models
-(lab/README.md). Exit status 2 with a `generate:` line on a bad argument.
+(lab/README.md), played as lab.weighscore plays them: their players waiting for the game
+(lab.closedloop), or as written (`-open`). Exit status 2 with a `generate:` line on a bad argument.
 """
 
 import argparse
-import importlib
 import json
 import sys
 
-from lab.weighscore import BLIND, blind_noise_g
+from lab.weighscore import BLIND, OPEN_LOOP, blind_noise_g, trace
 from nest.tracegen import write_csv
 
-MODELS = ("phys", *BLIND)
+MODELS = ("phys", *BLIND, *OPEN_LOOP)
 
 
 def generate(model, seed, rate=80, turns=None):
     """(samples, truth document) of one session of `model` at the HX711 setting `rate`."""
     if rate not in (10, 80):
         raise ValueError(f"--rate for --model {model} is the HX711 setting: 10 or 80")
-    if model in BLIND:
-        if turns is not None:
-            raise ValueError(f"--turns: the {model} model plays turns of its own")
-        world = importlib.import_module(BLIND[model]).session(seed, setting=rate)
+    blind = OPEN_LOOP.get(model, model) in BLIND
+    if blind and turns is not None:
+        raise ValueError(f"--turns: the {model} model plays turns of its own")
+    world, samples = trace(model, seed, rate, over=None if turns is None else {"turns": turns})
+    if blind:
         noise_g, events = blind_noise_g(world), sorted(world.truth, key=lambda e: e["t_ms"])
     else:
-        from lab.physmodel import session
-
-        world = session(seed, setting=rate, turns=turns)
         noise_g, events = world.noise_g, world.events()
-    return world.samples, {"seed": seed, "masses": world.masses, "noise_g": noise_g, "events": events}
+    return samples, {"seed": seed, "masses": world.masses, "noise_g": noise_g, "events": events}
 
 
 def main(argv=None):
