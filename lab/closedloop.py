@@ -26,18 +26,20 @@ on the session: the same sessions for every detector.
 
 import argparse
 import bisect
-import importlib
+from operator import itemgetter
 
 from gulo.turnflow import AFTER_HAND_MS, MOVING_MAX_MS
 from gulo.weigher import Weigher
 
 # Longer than the game takes to be free after a hand leaves: its attempt ends AFTER_HAND_MS after
-# the calm, MOVING_MAX_MS more at most while the nest moves (gulo.turnflow), plus 2 s for the calm.
+# the calm, MOVING_MAX_MS more at most while the nest moves (gulo.turnflow), plus 2 s for the calm
+# (ASSUMED; a hand the far wait did not keep clear is caught by the later plays and `early`).
 FAR_S = (AFTER_HAND_MS + MOVING_MAX_MS) / 1000 + 2.0
 PASSES = 4
 # A player sees (the chime, the LEDs) that the game is free, then begins: a simple visual reaction
 # takes 213 ms on average (Woods et al. 2015, Front. Hum. Neurosci. 9:131, 1,469 adults).
 REACT_S = 0.2
+_time = itemgetter(0)      # a (t_ms, ...) row's time, for bisect
 
 
 class Hands:
@@ -52,6 +54,7 @@ class Hands:
         self.unit_s = unit_s
         self.starts = []
         self.waited = 0.0
+        self.most_s = sum(self.waits.values())   # the longest a script is made late: its buffers' room
 
     def after(self, t, delay):
         wait = float(self.waits.get(len(self.starts), 0.0)) / self.unit_s
@@ -72,9 +75,9 @@ def free_times(world, samples):
     return ready
 
 
-def _free_after(ready, times, t_ms):
+def _free_after(ready, t_ms):
     """The first moment at or after `t_ms` at which the game is free (None: never again)."""
-    for i in range(bisect.bisect_left(times, t_ms), len(ready)):
+    for i in range(bisect.bisect_left(ready, t_ms, key=_time), len(ready)):
         if ready[i][1]:
             return ready[i][0]
     return None
@@ -85,11 +88,10 @@ def _waits(s, ready, waits=None):
     delay, from the end of what came before until it is free (plus REACT_S, when it was not free
     at once); a later play adds what a hand still lacked where it came before the game was free.
     -> (waits, hands that came early)."""
-    times = [t for t, _ in ready]
     new = dict(waits or {})
     early = 0
     for k, (hand, after) in enumerate(s.starts):
-        free = _free_after(ready, times, after)
+        free = _free_after(ready, after)
         if waits is None:
             # never free again (the weigher lost the nest): the hand keeps the far wait
             new[k] = FAR_S if free is None else (free - after) / 1000 + (REACT_S if free > after else 0)
@@ -103,13 +105,13 @@ def session(module, seed, setting=80, over=None):
     """One session of `module` (a model with `waits`) with its hands waiting for the game ->
     (session, samples); session.early counts hands that still came before the game was free after
     PASSES plays, session.waits what each waited (s)."""
-    model = importlib.import_module(module) if isinstance(module, str) else module
     over = dict(over or {})
-    n = len(model.session(seed, setting, **over).starts)
-    s = model.session(seed, setting, waits=dict.fromkeys(range(n), FAR_S), **over)
+    # (played once as written only to count its hands: the far waits size the model's buffers)
+    n = len(module.session(seed, setting, **over).starts)
+    s = module.session(seed, setting, waits=dict.fromkeys(range(n), FAR_S), **over)
     waits, _ = _waits(s, free_times(s, s.samples))
     for play in range(2, PASSES + 1):
-        s = model.session(seed, setting, waits=waits, **over)
+        s = module.session(seed, setting, waits=waits, **over)
         more, early = _waits(s, free_times(s, s.samples), waits)
         if not early or play == PASSES:
             break
@@ -128,9 +130,8 @@ def busy_picks(model, rate, seeds):
     for seed in seeds:
         world, samples = trace(model, seed, rate)
         ready = free_times(world, samples)
-        times = [t for t, _ in ready]
         for t_pick, _ in demands(world.truth)[1:]:
-            i = bisect.bisect_left(times, t_pick) - 1
+            i = bisect.bisect_left(ready, t_pick, key=_time) - 1
             turns += 1
             busy += i >= 0 and not ready[i][1]
     return busy, turns
@@ -145,7 +146,7 @@ def main(argv=None):
     ap.add_argument("--busy", action="store_true",
                     help="any model: how many turns began while the game was not free")
     a = ap.parse_args(argv)
-    from lab.weighscore import MODELS, blind_module, waits_for_game
+    from lab.weighscore import MODELS, model_module, waits_for_game
 
     if a.model not in MODELS:
         ap.error(f"--model: one of {', '.join(MODELS)}")
@@ -155,13 +156,12 @@ def main(argv=None):
         print(f"{a.model} at {a.rate} SPS, {a.traces} sessions: {busy} of {turns} turns began while "
               f"the game was not free ({100 * busy / max(1, turns):.1f} %)")
         return
-    module = blind_module(a.model)
     if not waits_for_game(a.model):
         ap.error(f"--model {a.model}: its session takes no waits")
     hands = early = 0
     waited = []
     for seed in seeds:
-        s, _ = session(module, seed, a.rate)
+        s, _ = session(model_module(a.model), seed, a.rate)
         hands += len(s.starts)
         early += s.early
         waited += s.waits.values()

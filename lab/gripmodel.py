@@ -360,7 +360,7 @@ def session(seed, setting=80, waits=None, **over):
     masses = {c: round(float(np.mean([e["g"] for e in eggs if e["colour"] == c])), 2) for c in COUNTS}
     pole_true = p["pole_true_g"]
 
-    n_grid = int((120 + sum((waits or {}).values())) * FS)
+    n_grid = int((120 + hands.most_s) * FS)
     b = _Builder(rng, d, n_grid)
     base_g = p["bowl_g"] + p["spacer_screws_g"]
     b.load += base_g + pole_true + sum(e["g"] for e in eggs)

@@ -659,8 +659,8 @@ def session(seed, setting=80, waits=None, **over):
     rng = np.random.default_rng(seed)
     p = draw_params(rng, setting, **over)
     eggs, means = _eggs(rng, p)
-    tl = _Timeline(p["duration_s"] + 40.0 + sum((waits or {}).values()))
     hands = Hands(waits)
+    tl = _Timeline(p["duration_s"] + 40.0 + hands.most_s)
     truth_s, notes, t_end = _script(rng, p, tl, eggs, hands)
     n = tl.i(t_end)
     fixed_g = p["bowl_g"] + p["spacer_g"] + p["screws_g"] + p["cell_free_g"]

@@ -211,7 +211,7 @@ class World:
         self.eggs = eggs                      # [(colour, mass)]
         self.in_nest = set(range(len(eggs)))
         self.out_round = []                   # eggs out since the last pour-back
-        self.track = Track(p["session_s"] + 12.0 + sum((waits or {}).values()))
+        self.track = Track(p["session_s"] + 12.0 + self.hands.most_s)
         self.truth = []
         self.reed = []                        # (t, seated) raw reed transitions
         self.verdicts = []                    # times the firmware would write its log

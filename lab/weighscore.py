@@ -85,7 +85,7 @@ def blind_module(model):
     return importlib.import_module(name) if name else None
 
 
-def _module(model):
+def model_module(model):
     """The module whose `session` plays `model` (None: nest.world)."""
     if OPEN_LOOP.get(model, model) == "phys":
         return importlib.import_module("lab.physmodel")
@@ -94,7 +94,7 @@ def _module(model):
 
 def waits_for_game(model):
     """Whether `trace` plays `model` with its hands waiting for the game (lab.closedloop)."""
-    module = None if model in OPEN_LOOP else _module(model)
+    module = None if model in OPEN_LOOP else model_module(model)
     return module is not None and "waits" in inspect.signature(module.session).parameters
 
 
@@ -369,7 +369,7 @@ def trace(model, seed, rate=80, noise_g=None, over=None):
         if OPEN_LOOP.get(model, model) != "phys":
             raise ValueError("--noise: the blind model draws its own noise from the HX711's figures")
         over["noise_g"] = noise_g
-    module = _module(model)
+    module = model_module(model)
     if waits_for_game(model):
         from lab import closedloop
 
@@ -395,7 +395,7 @@ def demands(truth):
     ended = None
     for t_in, (t_ms, colour) in sorted(takes.items()):
         back = max([b for b in backs if b <= t_in], default=None)
-        after = back if ended is None or (back is not None and back > ended) else ended
+        after = max((x for x in (ended, back) if x is not None), default=None)
         first = min([t for t in touches if (after is None or t >= after) and t < t_in] + [t_in])
         if ended is None or first >= ended:     # else its hand came in the last attempt: no pick
             out.append((first, colour))

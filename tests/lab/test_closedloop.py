@@ -12,9 +12,8 @@ SEEDS = range(1001, 1005)
 def _early(s):
     """Hands of `s` that came while the game was not yet free after what came before them."""
     ready = closedloop.free_times(s, s.samples)
-    times = [t for t, _ in ready]
     return [(hand, after) for hand, after in s.starts
-            if (free := closedloop._free_after(ready, times, after)) is not None and hand < free]
+            if (free := closedloop._free_after(ready, after)) is not None and hand < free]
 
 
 WAITING = ("phys", "lift", "grip", "table", "hand")   # every model of the lab's but nest.world
@@ -23,7 +22,7 @@ WAITING = ("phys", "lift", "grip", "table", "hand")   # every model of the lab's
 @pytest.mark.parametrize("model", WAITING)
 @pytest.mark.parametrize("rate", [80, 10])
 def test_every_hand_that_follows_the_game_comes_once_it_is_free(model, rate):
-    module = weighscore._module(model)
+    module = weighscore.model_module(model)
     for seed in SEEDS[:2]:
         s, _ = closedloop.session(module, seed, rate)
         assert s.early == 0 and s.starts
@@ -38,7 +37,7 @@ def test_the_check_fails_on_the_model_as_written():
 
 @pytest.mark.parametrize("model", WAITING)
 def test_the_same_game_only_later(model):
-    module = weighscore._module(model)
+    module = weighscore.model_module(model)
     for seed in SEEDS[:2]:
         open_ = module.session(seed, 80)
         closed, _ = closedloop.session(module, seed, 80)
@@ -52,7 +51,7 @@ def test_the_same_game_only_later(model):
 
 @pytest.mark.parametrize("model", WAITING)
 def test_no_wait_is_the_model_as_written(model):
-    module = weighscore._module(model)
+    module = weighscore.model_module(model)
     assert module.session(1001, 80, waits={}).samples == module.session(1001, 80).samples
 
 
