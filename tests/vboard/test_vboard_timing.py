@@ -141,16 +141,65 @@ HOST_CPU_FAULTS = {
 }
 
 
-@pytest.mark.parametrize("fault", HOST_CPU_FAULTS)
-def test_the_host_cpu_cases_fail_on_a_planted_fault(tmp_path, fault):
-    shipped, planted = HOST_CPU_FAULTS[fault]
+def planted_timing(tmp_path, shipped, planted):
+    """A copy of timing.mjs with `shipped` replaced by `planted` (which must match once)."""
     src = TIMING_MJS.read_text()
     assert src.count(shipped) == 1, f"the planted fault no longer matches timing.mjs: {shipped!r}"
     mutant = tmp_path / "timing.mjs"
     mutant.write_text(src.replace(shipped, planted))
+    return mutant
+
+
+@pytest.mark.parametrize("fault", HOST_CPU_FAULTS)
+def test_the_host_cpu_cases_fail_on_a_planted_fault(tmp_path, fault):
+    mutant = planted_timing(tmp_path, *HOST_CPU_FAULTS[fault])
     missed = [case for case, (readings, counted) in HOST_CPU_CASES.items()
               if host_cpu_steps(readings, mutant) != counted]
     assert missed, f"no scripted case catches {fault!r}"
+
+
+def firmware_charges(ops, timing_mjs=TIMING_MJS):
+    """An Esp32Clock fed scripted host clocks (one CPU us per wall us while the thread runs): each
+    op is ["run", us] (firmware bytecode, then a mark), ["shim", us] (a machine call that long),
+    ["sleep", us] or ["stall"] (the pacer holds the VM); returns the firmware host us each op was
+    charged."""
+    return model("(() => { let wall = 1000, cpu = 0; const c = new m.Esp32Clock({ wait: () => {} }); "
+                 "c.host = new m.HostCpu({ wallUs: () => wall, waitedUs: () => 0, cpuUs: () => cpu, "
+                 "heapBytes: () => 1 }); c.resume(); "
+                 "return " + json.dumps(ops) + ".map(([op, us]) => { const f = c.stats.firmware_host_us; "
+                 "if (op === 'run') { wall += us; cpu += us; c.account(); } "
+                 "else if (op === 'shim') { c.shimIn(); wall += us; cpu += us; c.shimOut(0); } "
+                 "else if (op === 'sleep') { wall += us; c.slept(us); } "
+                 "else { c.origin = performance.now() * 1000 - c.boardUs + 3000; c.pace(); } "
+                 "return c.stats.firmware_host_us - f; }); })()", timing_mjs)
+
+
+# After a sleep the firmware's first WAKE_US of host CPU is the host's cold caches, not charged;
+# the shims' time does not use it up, two sleeps do not add up, and a stall of the pacer (a loop of
+# bytecode held back every ~180 us of host CPU warms its few lines again at once) is no such wait.
+WAKE_OPS = [["run", 30], ["sleep", 5000], ["run", 60], ["shim", 50], ["run", 70], ["run", 50],
+            ["sleep", 5000], ["sleep", 5000], ["run", 150], ["stall", 0], ["run", 80], ["run", 40]]
+WAKE_CHARGED = [30, 0, 0, 0, 30, 50, 0, 0, 50, 0, 80, 40]  # at WAKE_US = 100
+
+
+def test_the_firmware_is_not_charged_its_first_host_cpu_after_a_sleep():
+    assert model("m.WAKE_US") == 100
+    assert firmware_charges(WAKE_OPS) == pytest.approx(WAKE_CHARGED)
+
+
+# the wake rule's lines taken out of a copy of timing.mjs, or it applied to stalls (shipped -> planted)
+WAKE_FAULTS = {
+    "none after a sleep": ("slept(us) { this._step(); this.cold = WAKE_US;", "slept(us) { this._step();"),
+    "also after a stall": ("this._step(); // the stall is no one's CPU",
+                           "this._step(); this.cold = WAKE_US;"),
+    "never used up": ("    this.cold -= cold;\n", ""),
+}
+
+
+@pytest.mark.parametrize("fault", WAKE_FAULTS)
+def test_the_wake_case_fails_on_a_planted_fault(tmp_path, fault):
+    mutant = planted_timing(tmp_path, *WAKE_FAULTS[fault])
+    assert firmware_charges(WAKE_OPS, mutant) != pytest.approx(WAKE_CHARGED)
 
 
 def test_the_board_runs_at_the_calibrated_factor(vboard_factory):

@@ -487,8 +487,14 @@ const jsApi = {
   shim_out: (calls) => { clock.shimOut(calls * PIN_CALL_US); },
   // Blocks without spinning; returns 1 early if input or a control request came (the caller
   // rescans pins and lets a KeyboardInterrupt land), 0 when the time is up.
-  sleep_ms: (ms) => {
+  // `tick`: the event loop's wait for the FreeRTOS tick (_vbboot._to_tick), `ms` whole ms of
+  // ticks_ms from now: it ends as ticks_ms turns to the tick's ms, as the ESP32's ticks come every
+  // 10 ms (the port's ticks_ms is Date.now() less a whole-ms epoch; performance.timeOrigin +
+  // performance.now() is Date.now() to the us), not whole ms from the call, which a stall of the
+  // pacer before it makes late.
+  sleep_ms: (ms, tick) => {
     if (board.irqAsked) return 1; // a pin scan is queued: it runs first (the caller rescans)
+    const until = Date.now() + ms;
     flushOut();
     if (clock) clock.pace(); // a sleep starts when the ESP32 would have got there
     markReadyIfBooting();
@@ -502,7 +508,10 @@ const jsApi = {
       if (board.pendingReset) return 1;
       const now = performance.now();
       let left = end - now;
-      if (left <= 0) return 0;
+      if (tick) {
+        if (Date.now() >= until || left <= -1) return 0; // (-1: the host's clock was set back)
+        left = Math.max(until - performance.timeOrigin - now, 0.02);
+      } else if (left <= 0) return 0;
       if (board.wdt) left = Math.min(left, Math.max(0, board.wdt.deadline - now) + 1);
       if (board.cutAt !== null) left = Math.min(left, Math.max(0, board.cutAt - now) + 0.5);
       if (pinQueue.length) left = Math.min(left, pinWaitMs + 0.1); // slept time is lived

@@ -224,17 +224,23 @@ def _patch_asyncio():
                 if _poll():
                     continue  # a handler set a flag meanwhile: its task is ready now
                 dt = nxt[0]
+                tick = None
                 if dt:
                     dt = _to_tick(dt)
+                    tick = _ticks_add(_ticks_ms(), dt)
                 scan = _vbhw.scan_in_ms()
-                if scan is not None:
+                if scan is not None and (dt is None or scan < dt):
                     # pin IRQs armed: wake in time for their next edge (an HX711's DOUT falls
                     # with time, not on a control request, which would wake the sleep itself)
-                    dt = scan if dt is None else min(dt, scan)
+                    dt, tick = scan, None
                 elif dt is None:
                     dt = 100  # only a control request can wake us
+                if tick is not None:
+                    # at the tick's ms of ticks_ms (board.mjs, sleep_ms), not `dt` from a stall
+                    # of the pacer in scan_in_ms
+                    dt = _ticks_diff(tick, _ticks_ms())
                 if dt > 0:
-                    _vbjs.sleep_ms(dt)
+                    _vbjs.sleep_ms(dt, tick is not None)
                     _vbhw.service()  # pin edges become scheduled callbacks, run right here
         finally:
             core.cur_task = None
