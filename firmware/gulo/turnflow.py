@@ -320,8 +320,9 @@ class TurnFlow:
                 self.phase = CONFIRM
                 self.pending = colour
                 self.out_said = self.weigher.out
-                # the attempt ends AFTER_HAND_MS after the hand left (the calm's start)
-                left = AFTER_HAND_MS - diff(t_ms, self.weigher.t_calm)
+                # the attempt ends AFTER_HAND_MS after the hand left (the calm's start); the game
+                # acts once the weigher has seen the nest at that moment (an egg put back then)
+                left = AFTER_HAND_MS + self.weigher.lag_ms() - diff(t_ms, self.weigher.t_calm)
                 self.confirm_until = later(t_ms, left) if left > 0 else t_ms
                 self.confirm_last = later(self.confirm_until, MOVING_MAX_MS)
                 return [{"phase": CONFIRM, "egg": colour}]

@@ -16,18 +16,18 @@
 #   an attempt, and the level before it is kept.
 # - Settled: for _T_END ms every value of the signal (the median of 3 samples, averaged over
 #   _T_AVG) lies within a band of max(half the class tolerance, _K_SIG x the noise), the noise and
-#   the rate measured by the nest itself. A value outside the band restarts the calm: a hand that
-#   comes back, a ring, an egg rolling out late all keep the same attempt open, so a late egg
-#   belongs to it, and a lull shorter than _T_END says nothing. Only a new hand ends an attempt
-#   early: the nest weighing more than before it after a calm of _T_END, no egg was held then.
-# - Judged: the settled level's difference from the level before, classified against the egg
-#   masses: nothing, one colour, two eggs or more, every egg back, or the eggs last said out
-#   back. A difference that is none of these (a hand resting, part of an egg) is adopted
-#   silently only after _T_LONG of calm.
-#   One colour lighter than the demanded one waits for _T_LONG of calm as well: a half-lifted egg
-#   held still weighs less than itself, and the player mostly takes the demanded colour; a wrong
-#   lighter egg is still said, later. While a colour is demanded no egg comes back (the game is
-#   in an attempt: the eggs out are in the bag), so a rise is a hand, never eggs back.
+#   the rate measured by the nest itself. A value outside the band breaks the calm, which begins
+#   again at the oldest recent value within the band of every value since: a hand that comes
+#   back, a ring, an egg rolling out late keep the same attempt open (a late egg belongs to it),
+#   and a level creeping into its band keeps what holds. Only a new hand ends an attempt early:
+#   the nest weighing more than before it after a calm of _T_END, no egg was held then.
+# - Judged: the settled level (the mean of its last _T_READ: a creeping level is nearest its end
+#   there) less the level before, classified against the egg masses: nothing, one colour, two
+#   eggs or more, every egg back, or the eggs last said out back; anything else (a hand resting,
+#   part of an egg) is adopted silently after _T_LONG of calm. So is one colour lighter than the
+#   demanded one (a half-lifted egg held still weighs less than itself; a wrong lighter egg is
+#   still said, later). While a colour is demanded no egg comes back (the eggs out are in the
+#   bag), so a rise is a hand. A change across the pole coming or going is never an egg.
 # - A glitch is not an egg: a median of 3 removes single-sample spikes, and a longer one only
 #   restarts the calm about the same level (a difference of nothing).
 # All arithmetic is on small ints (centigrams; levels in 1/16 cg), so nothing is allocated per
@@ -48,37 +48,18 @@ _BUSY = const(2)
 
 _S = const(16)              # levels in 1/16 centigram
 _WRAP = const(0x3FFFFFFF)   # times are gulo.clock readings: elapsed = (now - then) & _WRAP
-# The calm that settles a level: the game's verdict may come at most 1.5 s after the hand's last
-# contact (p95, the ruling on latency), and a real plate's level settles about 0.8 s after a
-# pick-up (AiFi's shelf plates, CPS-IoT 2020: docs/weigher.md "Sources"). What is left, less two
-# conversions at 10 SPS (the first sample inside the band, the median's one-sample delay), is the
-# longest calm the weigher can ask for: 0.5 s, as long as the still hold of a half-lifted egg the
-# models draw (docs/weigher.md, "The constants and their sources"), not to be taken for a level.
-_T_END = const(500)
-# The full nest's weight back (every egg back) needs only to be read, not waited out: a hand
-# resting on the eggs with just the weight of those out is not to be expected.
-_T_READ = const(200)
-_N_MIN = const(3)           # and at least 3 samples in it (a spread needs samples: 10 SPS)
-# Learning the nest, the noise is measured as it goes: the first level waits for 8 samples of it.
-_N_INIT = const(8)
-# A level that names no change is adopted only after the longest the game waits for a moving
-# nest to rest (gulo.turnflow.MOVING_MAX_MS): a hand resting on the eggs lifts long before. A
-# colour lighter than the demanded one is said only then too: longer than any still hold of a
-# half-lifted egg the models draw (lab.tablemodel: up to 2.5 s, an assumption; docs/weigher.md).
-_T_LONG = const(3000)
-# The band in noise: the signal is a median of 3 (its sd at most 0.67 sigma for gaussian noise)
-# averaged, and the range of n gaussian values exceeds 6 sd with a probability of about 1 % at
-# n = 50 (0.5 s at 94 samples/s; tables of the normal range): 6 x 0.67 = 4 sigma. A value of
-# noise outside it only restarts the calm.
-_K_SIG = const(4)
-# The signal is averaged over one period of the slowest bowl ring the models draw (20 Hz:
-# lab.physmodel), which the average nulls with its harmonics while a hand's 8-12 Hz tremor keeps
-# half or more; single samples keep a ring for up to a second. At 10 SPS that is one sample: the
-# HX711's 100 ms conversion already averages (datasheet: the 50/60 Hz rejection at 10 SPS).
-_T_AVG = const(50)
+# Each constant's source: docs/weigher.md, "The constants and their sources".
+_T_END = const(500)         # the calm that settles a level (the 1.5 s verdict less AiFi's 0.8 s)
+_T_READ = const(200)        # every egg back is read, not waited out; a level is its last 0.2 s
+_N_MIN = const(3)           # and at least 3 samples in a calm (a spread needs samples: 10 SPS)
+_N_INIT = const(8)          # learning the nest: the first level waits for 8 samples of noise
+_T_LONG = const(3000)       # a level naming no change, or a colour lighter than the demanded one
+_K_SIG = const(4)           # the band in noise: the range of 50 values of the signal, 1 % above
+_T_AVG = const(50)          # the signal's average: one period of a 20 Hz bowl ring
 _MMAX = const(12)           # samples in that average at most (94 samples/s: 5; up to 240/s)
 _ZS = const(6)              # the rest's level follows drift over 2**6 samples (0.7-6 s)
 _MAD0 = const(32)           # the noise before any is measured: median |dx| of 2 cg (1/16 cg)
+_RING = const(64)           # the signal's last values kept: _T_END up to 120 samples/s
 
 
 def centigrams(grams):
@@ -98,6 +79,10 @@ class Weigher:
         self._pole_now = True
         self.pole_g = pole_g
         self._pole16 = int(pole_g * 100 * _S)
+        self._ring_t = [0] * _RING   # the signal's last values and their times, the newest at _ri - 1
+        self._ring_a = [0] * _RING
+        self._ri = 0
+        self._rn = 0
         self._demand = None    # the demanded colour, and its mass (0: none demanded)
         self._demand16 = 0
         self.set_masses(masses or DEFAULT_MASSES)
@@ -154,10 +139,10 @@ class Weigher:
         self._pole_level = self._pole_now
         self._cand16 = 0
         self._cand_t = -1
-        self._n = 0            # samples seen (to 2: the median's and the average's start)
+        self._n = 0            # samples seen (to 3: the median's and the average's start)
         self._x1 = self._x2 = self._y1 = 0
         self._t_last = 0
-        self._calm_from(0, 0, 0)
+        self._calm_from(0, 0)
         self._q = 0            # no calm yet
 
     def _set_band(self):
@@ -178,12 +163,31 @@ class Weigher:
         self._i = 0
         self._bsum = m * y
 
-    def _calm_from(self, t_ms, a, y):
+    def _calm_from(self, t_ms, a):
         self._q = 1
         self._t_q = t_ms
         self._ref = a
         self._lo = self._hi = 0
-        self._sum = y - a
+
+    def _calm_back(self):
+        # the calm begins again at the oldest value kept within the band of every value since
+        ring = self._ring_a
+        j = (self._ri - 1) % _RING
+        lo = hi = ring[j]
+        n = 1
+        while n < self._rn:
+            v = ring[(j - 1) % _RING]
+            if (hi if v < hi else v) - (lo if v > lo else v) > self._band:
+                break
+            lo = lo if v > lo else v
+            hi = hi if v < hi else v
+            j = (j - 1) % _RING
+            n += 1
+        self._q = self._rn = n
+        self._t_q = self._ring_t[j]
+        self._ref = ring[j]
+        self._lo = lo - ring[j]
+        self._hi = hi - ring[j]
 
     def set_pole(self, seated):
         """The reed switch's confirmed state (True: seated). A change opens an attempt: the reed
@@ -240,6 +244,10 @@ class Weigher:
         """The measured sample rate (samples per second; 0 before it is measured)."""
         return 16000 // self._p16 if self._p16 else 0
 
+    def lag_ms(self):
+        """How late a change of weight reaches the weigher: 4 conversions (docs/weigher.md)."""
+        return self._p16 >> 2   # 4 periods of _p16 / 16 ms
+
     def _full_expected(self):
         return self._full16 if self._pole_now else self._full16 - self._pole16
 
@@ -266,12 +274,11 @@ class Weigher:
         self._t_last = t_ms
         x1 = self._x1
         x2 = self._x2
-        if self._n < 2:
-            if self._n == 0:
-                self._fill(1, x)
-                self._y1 = x
+        if self._n < 2:   # the median of 3 needs three samples: the first two only fill it
+            self._x2 = x1 if self._n else x
+            self._x1 = x
             self._n += 1
-            x1 = x2 = x
+            return None
         # the noise: a running median of |dx| between raw samples, learned at rest (a hand never
         # is: the nest is busy then) a step at a time, so a spike moves it only a step
         st = self._state
@@ -290,6 +297,10 @@ class Weigher:
         else:
             lo, hi = x2, x1
         y = x if lo <= x <= hi else (lo if x < lo else hi)
+        if self._n == 2:  # the signal's first value
+            self._n = 3
+            self._fill(1, y)
+            self._y1 = y
         i = self._i
         self._bsum += y - self._buf[i]
         self._buf[i] = y
@@ -315,17 +326,24 @@ class Weigher:
             self._set_band()
         # the calm: every average since t_q within the band
         a = self._bsum // self._m
+        i = self._ri
+        self._ring_t[i] = t_ms
+        self._ring_a[i] = a
+        self._ri = i + 1 if i + 1 < _RING else 0
+        if self._rn < _RING:
+            self._rn += 1
         if self._q == 0:
-            self._calm_from(t_ms, a, y)
+            self._rn = 1
+            self._calm_from(t_ms, a)
             return None
         v = a - self._ref
         lo = self._lo if v >= self._lo else v
         hi = self._hi if v <= self._hi else v
         if hi - lo > self._band:
             if st == _BUSY and self._q >= _N_MIN and (t_ms - self._t_q) & _WRAP >= _T_END:
-                self._cand16 = self._ref * _S + self._sum * _S // self._q   # the last calm's level
+                self._cand16 = self._recent16(1)   # the last calm's level (before this sample)
                 self._cand_t = self._t_q
-            self._calm_from(t_ms, a, y)
+            self._calm_back()
             if self._cand_t >= 0 and a * _S > self._level16 + self._band * _S:
                 # a new hand: the nest weighs more than before the attempt (a touch presses the
                 # eggs: AiFi's +30 g), so no egg was held at the last calm, which lasted _T_END up
@@ -335,17 +353,29 @@ class Weigher:
                 ev = self._judge(t_ms, self._cand16, _T_END)
                 if self._state == _REST:
                     self._busy(t_ms)
-                self._calm_from(t_ms, a, y)
+                self._calm_from(t_ms, a)
                 return ev
-            return None
-        self._lo = lo
-        self._hi = hi
-        self._sum += y - self._ref
-        self._q += 1
+        else:
+            self._lo = lo
+            self._hi = hi
+            self._q += 1
         k = (t_ms - self._t_q) & _WRAP
         if self._q < (_N_MIN if st == _BUSY else _N_INIT) or k < _T_READ:
             return None
-        return self._judge(t_ms, self._ref * _S + self._sum * _S // self._q, k)
+        return self._judge(t_ms, self._recent16(0), k)
+
+    def _recent16(self, skip):
+        # the settled level: the mean of the calm's last _T_READ (the newest `skip` values left out)
+        j = (self._ri - skip) % _RING
+        t_end = self._ring_t[(j - 1) % _RING]
+        s = n = 0
+        while n < self._q and n < _RING:
+            j = (j - 1) % _RING
+            if n and (t_end - self._ring_t[j]) & _WRAP > _T_READ:
+                break
+            s += self._ring_a[j]
+            n += 1
+        return s * _S // n
 
     def _settle(self, mean16, full):
         self.t_calm = self._t_q
@@ -382,10 +412,6 @@ class Weigher:
         full_then = self._full16 if self._pole_level else self._full16 - self._pole16
         before = self._level16 if self._level16 < full_then else full_then
         delta = before - mean16                 # > 0: weight left the bowl
-        if self._pole_level and not self._pole_now:
-            delta -= self._pole16
-        elif self._pole_now and not self._pole_level:
-            delta += self._pole16
         d_full = self._full_expected() - mean16
         short = full_then - self._level16 >= tol   # eggs were out before
         back_ok = not self._demand16    # in an attempt a rise is a hand pressing, never eggs back
@@ -397,12 +423,16 @@ class Weigher:
             return self._event({"t_ms": t_ms, "full": True}) if was_out else None
         if k < _T_END:
             return None
-        if -tol < delta < tol:
-            # nothing left (a touch, the pole, a glitch): the level before stays, as the rest's
-            # level is better known than a short calm's (with the pole's mass if it came or went)
-            if self._pole_level == self._pole_now:
-                mean16 = self._level16
+        if self._pole_level != self._pole_now:
+            # the pole came or went: its mass left with it, or lies on the rim, or went with an
+            # egg; the game needs no egg then (the pole's alarm, or the pole back first), so the
+            # new level is adopted, never an egg
             self._settle(mean16, False)
+            return None
+        if -tol < delta < tol:
+            # nothing left (a touch, a glitch): the level before stays, as the rest's level is
+            # better known than a short calm's
+            self._settle(self._level16, False)
             return None
         if back_ok and self.out and self._last16 > tol and -tol < delta + self._last16 < tol:
             # the eggs last said out came back (lifted clear, then put back): the level before

@@ -76,14 +76,17 @@ def samples(rate, takes, end_ms, seed=1, noise_g=0.04, ring=None, adds=()):
     return out
 
 
-def run(w, trace, glitches=()):
-    """Feed (t_ms, grams) to a weigher, a glitch (index, grams) added where given: its events."""
-    events = []
+def run(w, trace, glitches=(), before=None):
+    """Feed (t_ms, grams) to a weigher, a glitch (index, grams) added where given: its events.
+    `before(w, t_ms, events)` is called before each sample (what the game tells the weigher)."""
+    events: list = []
     for i in range(len(trace)):
         t, g = trace[i]
         for j, dg in glitches:
             if j == i:
                 g += dg
+        if before is not None:
+            before(w, t, events)
         ev = w.feed(t, g)
         if ev is not None:
             events.append(ev)

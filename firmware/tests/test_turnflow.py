@@ -201,6 +201,49 @@ def test_an_egg_put_back_after_the_attempt_ended_was_taken():
     assert not back and v[0]["event"] == "alarm" and v[0]["cause"] == "wrong egg", v
 
 
+def _put_back_as_the_attempt_ends(lag=True):
+    """At 10 SPS (11 conversions/s, each the mean of the load over its period, loadtrace): green
+    demanded, a blue egg lifted out; it is put back 30 ms before its attempt ends (AFTER_HAND_MS
+    after the calm began), which the conversion after the end shows first; then a green egg is
+    taken. `lag`: False for a flow that acts at the end on what its weigher saw by then (a
+    planted fault). Returns (the verdicts, whether the attempt went on once it came back)."""
+    from loadtrace import FULL as LOADED
+    from loadtrace import gone_at, samples
+
+    def play(put_back_at):
+        flow = TurnFlow(game_with("GRYB"))
+        if not lag:
+            flow.weigher.lag_ms = lambda: 0  # type: ignore[method-assign]
+        takes = [(3000, 18.0, 1.0, 0)]
+        adds = []
+        if put_back_at:
+            takes.append((put_back_at + 2000, 10.0, 1.0, 0))
+            adds.append((put_back_at, 18.0, None))
+        notes = []
+        for t, g in samples(11, takes, gone_at(takes[-1]) + 4000, adds=adds):
+            if t >= 2000 and flow.game.demand is None and flow.phase == PICK:
+                flow.button("reveal", t)
+            notes += flow.sample(t, g + FULL - LOADED)
+            if flow.phase == CONFIRM and not put_back_at:
+                return flow.weigher.t_calm
+        return notes
+
+    notes = play(play(0) + AFTER_HAND_MS - 30)
+    verdicts = [n["outcome"] for n in notes if "outcome" in n]
+    return verdicts, {"phase": ATTEMPT, "demand": "G"} in notes
+
+
+def test_an_egg_put_back_as_the_attempt_ends_is_seen_before_the_flow_acts():
+    # the flow acts once its weigher has seen the nest at the attempt's end (Weigher.lag_ms)
+    verdicts, went_on = _put_back_as_the_attempt_ends()
+    assert went_on and [v["event"] for v in verdicts] == ["success"], verdicts
+
+
+def test_planted_fault_a_flow_that_acts_on_what_it_saw_by_the_end_takes_the_egg_put_back():
+    verdicts, went_on = _put_back_as_the_attempt_ends(lag=False)
+    assert not went_on and verdicts[0]["cause"] == "wrong egg", verdicts
+
+
 def _poured_back_in_the_attempt(any_fewer_out=False):
     """Green taken (a success); red demanded and taken; within its attempt the family pours both
     back. `any_fewer_out`: the flow takes any fall of the weigher's count for the egg put back (a

@@ -3,8 +3,9 @@
 # principle taken out (CPython only: inside MicroPython the firmware is compiled .mpy) must fail
 # the same check. Plain asserts: CPython and inside MicroPython.
 #   settled before judged; a hand that comes back reopens the attempt; a late egg belongs to the
-#   attempt; an egg said out and put back is in the nest again; in an attempt no egg comes back;
-#   a glitch is not an egg; nothing allocated at rest.
+#   attempt; a calm keeps what holds; an egg said out and put back is in the nest again; in an
+#   attempt no egg comes back; a glitch is not an egg; nothing allocated at rest; a change across
+#   the pole coming or going is never an egg.
 # And what the game relies on: every colour, two eggs, every egg back, the pole, a relearn.
 
 import sys
@@ -170,6 +171,46 @@ def test_planted_fault_a_weigher_that_judges_a_short_calm_when_a_hand_comes_name
     assert ["B"] in [_colours(_dip_then_back(W, rate)) for rate in RATES]
 
 
+# ---- a calm keeps what holds ------------------------------------------------------------------
+
+def _creep(W, rate, creep_ms):
+    """A red egg taken; the level then creeps up into place at 1.25 g/s for `creep_ms` (a load
+    cell's creep, a plate's undershoot recovering: AiFi), so the last 400 ms of the creep already
+    lie within the band (0.5 g). Returns [(events, when the creep ended)]."""
+    take = (1500, 16.0, 1.0, 0)
+    gone = gone_at(take)
+    steps = creep_ms // 40
+    rise = 1.25 * creep_ms / 1000
+    adds = [(gone, -rise, None)] + [(gone + 40 * k, rise / steps, None) for k in range(steps)]
+    end = gone + creep_ms + 60
+    return run(W(), samples(rate, [take], end + 3000, seed=rate, adds=adds)), end
+
+
+def _creep_late(W):
+    """The creeps whose verdict came later than _T_END after the creep's last 400 ms began, beyond
+    the weigher's lag (4 sample periods) and 100 ms: [(rate, creep_ms, events, when it ended)]."""
+    late = []
+    for rate in RATES:
+        for creep_ms in range(800, 1500, 100):
+            events, end = _creep(W, rate, creep_ms)
+            if _colours(events) != ["R"] or events[0]["t_ms"] > end - 400 + 500 + 4000 // rate + 100:
+                late.append((rate, creep_ms, events, end))
+    return late
+
+
+def test_a_level_creeping_into_its_band_is_judged_once_its_last_calm_lasted():
+    # a break of the calm keeps the values since that lie within the band of it: the verdict does
+    # not wait for a whole new calm after the creep's last break
+    assert not _creep_late(Weigher)
+
+
+def test_planted_fault_a_weigher_that_begins_its_calm_at_the_break_judges_a_creep_late():
+    W = _planted("            self._calm_back()", "            self._calm_from(t_ms, a)")
+    if W is None:
+        return
+    assert _creep_late(W)
+
+
 # ---- a late egg belongs to the attempt -------------------------------------------------------
 
 def _late_egg(W, rate, after):
@@ -231,17 +272,14 @@ def _press_then_take(W, rate):
     press = gone_at(red) + 2500
     green = (press + 800, 10.0, 1.0, 0)
     trace = samples(rate, [red, green], gone_at(green) + 2500, seed=rate, adds=[(press, 16.0, 800)])
-    w = W()
-    events: list = []
-    told = False
-    for t, g in trace:
+    told: list = []
+
+    def pick(w, t, events):
         if not told and events and t >= press - 500:
             w.set_demand("G")     # the pick: once the red egg is said, before the next hand
-            told = True
-        ev = w.feed(t, g)
-        if ev is not None:
-            events.append(ev)
-    return events
+            told.append(t)
+
+    return run(W(), trace, before=pick)
 
 
 def test_in_an_attempt_a_hand_pressing_the_weight_of_the_eggs_out_is_no_egg_back():
@@ -298,6 +336,32 @@ def test_planted_fault_a_weigher_without_its_median_is_disturbed_by_a_glitch():
     if W is None:
         return
     assert all(_glitched(W, rate)[1] > 0 for rate in RATES)
+
+
+def _glitch_at_the_start(W, rate, at):
+    """A glitch (a real recording's far one, 744 g) at sample `at` after boot, a red egg taken at
+    4 s: the events."""
+    trace = samples(rate, [(4000, 16.0, 1.0, 0)], 7000, seed=rate)
+    return run(W(), trace, glitches=[(at, 744.0)])
+
+
+def test_a_glitch_in_the_first_samples_is_not_the_nest():
+    # the median has no three samples yet: the first two only fill it, so no glitch becomes the
+    # nest's level or its noise (which would make the band wider than any egg)
+    for rate in RATES:
+        for at in (0, 1, 2):
+            assert _colours(_glitch_at_the_start(Weigher, rate, at)) == ["R"], (rate, at)
+
+
+def test_planted_fault_a_weigher_that_takes_its_first_samples_as_the_median_misses_the_egg():
+    # (the median of the first sample with itself twice, then of the second with itself twice)
+    W = _planted("            self._x2 = x1 if self._n else x\n            self._x1 = x\n"
+                 "            self._n += 1\n            return None\n",
+                 "            if self._n == 0:\n                self._fill(1, x)\n"
+                 "                self._y1 = x\n            self._n += 1\n            x1 = x2 = x\n")
+    if W is None:
+        return
+    assert any(_colours(_glitch_at_the_start(W, rate, at)) != ["R"] for rate in RATES for at in (0, 1))
 
 
 # ---- nothing allocated at rest ---------------------------------------------------------------
@@ -376,6 +440,33 @@ def test_the_pole_is_never_an_egg_and_its_return_is_the_full_nest():
             if ev is not None:
                 events.append(ev)
         assert _colours(events) == ["R", "full"], (rate, events)
+
+
+def _pole_on_the_rim(W, rate):
+    """Eggs out (a red one said), then the pole knocked out onto the rim: the reed opens, its mass
+    stays on the bowl (long enough for the level to be adopted); then a hand lifts it off (-25 g)
+    and seats it again 0.6 s later (+25 g). Returns the events."""
+    red = (1500, 16.0, 1.0, 0)
+    knock = gone_at(red) + 2000
+    lift = knock + 4000
+    seat = lift + 600
+    trace = samples(rate, [red], seat + 3000, seed=rate, adds=[(lift, -25.0, 600)])
+    return run(W(), trace, before=lambda w, t, events: w.set_pole(not knock <= t < seat))
+
+
+def test_a_weight_change_across_the_pole_coming_or_going_is_never_an_egg():
+    # the reed says only where the pole's foot is: its mass may stay on the rim
+    for rate in RATES:
+        assert _colours(_pole_on_the_rim(Weigher, rate)) == ["R"], rate
+
+
+def test_planted_fault_a_weigher_that_takes_the_reed_for_the_pole_mass_says_two_out():
+    # the reed taken for the pole's mass: its mass counted off the bowl while the reed is open
+    W = _planted("        if self._pole_level != self._pole_now:\n",
+                 "        delta += self._pole16 * (self._pole_now - self._pole_level)\n        if False:\n")
+    if W is None:
+        return
+    assert [_colours(_pole_on_the_rim(W, rate)) for rate in RATES] != [["R"]] * len(RATES)
 
 
 def test_a_relearn_takes_the_eggs_the_game_has_out():

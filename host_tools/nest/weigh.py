@@ -161,15 +161,16 @@ def make_weigher(masses=None, pole_g=POLE_G):
 class Judging:
     """The game's judging of one egg the weigher said out (gulo.turnflow's CONFIRM), followed
     from the weigher alone: until the attempt ends (AFTER_HAND_MS after the calm that decided it
-    began, and on while the nest moves, at most MOVING_MAX_MS more), the egg back alone takes the
-    verdict back (gulo.turnflow.egg_back). feed() after each sample: True once taken back, False
-    once the game has acted, None while it still judges; `follow` carries one along a replay."""
+    began, as the weigher sees it `lag_ms` later, and on while the nest moves, at most
+    MOVING_MAX_MS more), the egg back alone takes the verdict back (gulo.turnflow.egg_back).
+    feed() after each sample: True once taken back, False once the game has acted, None while it
+    still judges; `follow` carries one along a replay."""
 
     def __init__(self, weigher, event):
         self.w = weigher
         self.event = event
         self.out = weigher.out
-        self.end = weigher.t_calm + AFTER_HAND_MS
+        self.end = weigher.t_calm + AFTER_HAND_MS + weigher.lag_ms()
 
     def feed(self, t_ms, pole_seated=True):
         w = self.w
