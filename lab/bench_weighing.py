@@ -66,7 +66,8 @@ def figures(tot):
 def _say(f, heard=False):
     """A cell's figures; `heard`: with the p95 of when the game acts on the verdict (the weigher's
     only: the game follows it, gulo.turnflow)."""
-    acts = f"; the game acts p95 {f[3]['heard_p95_ms']:.0f} ms" if heard else ""
+    acts = (f" (from the hand's last contact even with an egg rolling out later: "
+            f"{f[3]['hand_p95_ms']:.0f}); the game acts p95 {f[3]['heard_p95_ms']:.0f} ms") if heard else ""
     return (f"{f[0]:.2f} % of {f[3]['changes']} right, {f[1]:.1f} false / 500 attempts, "
             f"p95 {f[2]:.0f} ms{acts}")
 
@@ -81,7 +82,8 @@ def _meets(rate, w, b):
 
 def matrix(traces, say=None):
     """{(model, rate): (weigher figures, max-min figures, sessions, attempts the pole decided, the
-    weigher's eggs said out and put back in time: gulo.turnflow `put_back`)} over
+    weigher's eggs said out and put back in time: gulo.turnflow `put_back`, eggs held past the
+    attempt's end and taken by the ruling: lab.weighscore `held`)} over
     `traces` sessions (each detector's attempts scored are in its figures)."""
     made = detectors()
     out = {}
@@ -91,7 +93,7 @@ def matrix(traces, say=None):
             tots = evaluate_all(made, range(FIRST_SEED, FIRST_SEED + traces), model=model, rate=rate,
                                 merge_ms=MERGE_MS)
             w, b = figures(tots["weigher"]), figures(tots["baseline"])
-            out[(model, rate)] = (w, b, traces, w[3]["pole"], w[3]["put_back"])
+            out[(model, rate)] = (w, b, traces, w[3]["pole"], w[3]["put_back"], w[3]["held"])
             if say:
                 say(f"{model} {rate}: weigher {_say(w, True)}; max-min {_say(b)} "
                     f"({time.monotonic() - t0:.0f} s)")
@@ -101,12 +103,13 @@ def matrix(traces, say=None):
 def matrix_rows(cells, traces):
     cmd = f"{CMD} --traces {traces}" if traces != 300 else CMD
     rows = []
-    for (model, rate), (w, b, n, pole, put_back) in cells.items():
+    for (model, rate), (w, b, n, pole, put_back, held) in cells.items():
         tag = "tried on" if model in TUNED_ON else "blind"
         waiting = " with its players waiting for the game" if waits_for_game(model) else ""
         rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions{waiting} ({pole} attempts more "
                                f"the pole decided; {put_back} eggs said out the game took back as "
-                               f"put back in time)",
+                               f"put back in time; {held} eggs held past the attempt's end, taken by "
+                               f"the ruling)",
                      "value": f"weigher: {_say(w, True)}", "baseline": f"max-min: {_say(b)}",
                      "ratio": _meets(rate, w, b), "command": cmd})
     for rate in RATES:

@@ -538,7 +538,7 @@ def session(seed, setting=80, waits=None, **over):
             b.mass_ev.append((t_down + 0.1, egg["g"]))
             b.impulse(t_down, egg["g"] / 1000.0 * 0.1, 0.004)
             t_end = max(t_end, t_down + 0.2)
-            ev["lifted"] = True
+            ev.update(lifted=True, colour=egg["colour"], t_clear=_ms(t_up), t_down=_ms(t_down))
         hand_forces(kind, t, t_end, t_end)
         ev["t_ms"] = _ms(t_end)
         b.truth.append(ev)

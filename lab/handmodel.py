@@ -357,6 +357,7 @@ class _Game:
             Tset = U(0.05, 0.15)
             t_last = t_down + Tset + U(0.05, 0.2)
             parts = (t_up, t_down, Tset)
+            self.held = (t_up, t_down)
         n = int((t_last + 0.1) * FS)
         tt = np.arange(n) / FS
         f = P * _bump(tt, 0.0, Tp)
@@ -585,12 +586,15 @@ class _Game:
                                 for c in COLOURS])
             colour = COLOURS[int(r.choice(5, p=weights / weights.sum()))]
             if r.random() < p["p_touch"] and len(self.nest) > 1:
-                _, m2 = self.nest[int(r.integers(len(self.nest)))]
+                c2, m2 = self.nest[int(r.integers(len(self.nest)))]
                 lifted = r.random() < 0.3
                 t0 = t
                 t1 = self.touch(t0, m2, lifted)
                 self.truth.append({"what": "touch", "t_in": self.ms(t0), "t_ms": self.ms(t1),
                                    "lifted": lifted, "hand": "finger"})
+                if lifted:   # the egg held clear from t_clear until t_down (lab.weighscore `held`)
+                    t_up, t_down = self.held
+                    self.truth[-1].update(colour=c2, t_clear=self.ms(t0 + t_up), t_down=self.ms(t0 + t_down))
                 t = t1 + U(0.3, 2.0)
             kind = HANDS[int(r.choice(len(HANDS), p=HAND_P))]
             taken = [self.pick(colour)]

@@ -398,7 +398,10 @@ class World:
             self.track.ramp(t_end - 0.1, t_end, m * s)
         self._tremor(t, t_end, 0.6)
         t_out = t_end + self._u(0.1, 0.5)
-        self.truth.append({"what": "touch", "t_in": _ms(t), "t_ms": _ms(t_out), "lifted": bool(lifted)})
+        touch = {"what": "touch", "t_in": _ms(t), "t_ms": _ms(t_out), "lifted": bool(lifted)}
+        if lifted:   # the egg held clear of the nest from t_clear until t_down (lab.weighscore `held`)
+            touch.update(colour=self.eggs[i][0], t_clear=_ms(tl), t_down=_ms(t_down))
+        self.truth.append(touch)
         return t_out
 
     def rim_rest(self, t):

@@ -30,8 +30,17 @@ nest.weigh.follow, as `nest weigh --replay` does). A change whose
 eggs a pour-back brings back, its hand in before the attempt ended (or the game took the verdict
 back) and no other egg out, was put back: right with no event (and with its verdict, if the
 game's attempt, ended from the weigher's calm, was over before that hand came).
+An egg lifted clear and held (a touch the model marks `lifted`, with its `colour`, `t_clear` and
+`t_down`) is put back before the attempt ends or taken: the attempt ends AFTER_HAND_MS after the
+hand left the nest (docs/rules.md), never sooner. So an `out: 1` of its colour said while it was
+held, that the game acted on (`acted_ms`) at least merge_ms after it was lifted clear and before
+it was down again, is the ruling's take, no false event (counted apart, `held`), and so is a
+`full` said as it came back (before the next hand). Acted on sooner, or after it was down: false.
 Latency: from the change's last hand leaving (its last contact) to the event by which the game has
-its verdict (one egg: the first event; several: the event by which two eggs have been said).
+its verdict (one egg: the first event; several: the event by which two eggs have been said); for
+several eggs from the second of them gone if that came later (an egg rolling out after the hand
+left: no verdict can come before it).
+`latency_hand`: the same, always from the hand's last contact (an egg rolling out late counted).
 `heard`: to when the game acts on it (one egg: at its attempt's end, at least AFTER_HAND_MS after
 the calm that decided it; several: at once), which the family hears.
 The weigher is told each take's demanded colour as the game would (`run`, `demands`).
@@ -159,6 +168,7 @@ def _changes(truth, merge_ms=MERGE_MS, rest=None):
             continue
         if c is not None and (joins or e["t_ms"] - c["t_last"] <= merge_ms or e["t_in"] < c["t_last"]):
             c["colours"].append(e["colour"])
+            c["gone"].append(e["t_ms"])
             c["how"] = "several eggs"
             c["t_last"] = max(c["t_last"], e["t_ms"])
             c["t_in"] = min(c["t_in"], e["t_in"])
@@ -170,7 +180,7 @@ def _changes(truth, merge_ms=MERGE_MS, rest=None):
         else:
             c = {"kind": "out", "t_in": e["t_in"], "t_first": e["t_ms"], "t_last": e["t_ms"],
                  "t_hand": e["t_ms"], "t_off": min(e.get("t_lift", e["t_ms"]), e["t_ms"]),
-                 "colours": [e["colour"]], "how": e.get("hand", e["cause"])}
+                 "colours": [e["colour"]], "gone": [e["t_ms"]], "how": e.get("hand", e["cause"])}
             changes.append(c)
             end = ends(e["t_ms"] + merge_ms, c) if hand else None
         c["end"] = end
@@ -212,6 +222,14 @@ def _right(change, evs):
     return all(e.get("out") == 1 for e in evs) and sorted(e.get("colour") for e in evs) == sorted(colours)
 
 
+def _complete_ms(change):
+    """When what the verdict is about had happened: the hand's last contact, or for several eggs
+    the second of them gone, if later (an egg rolling out after the hand left)."""
+    if len(change["gone"]) < 2:
+        return change["t_hand"]
+    return max(change["t_hand"], sorted(change["gone"])[1])
+
+
 def _verdict_ms(change):
     """When the game has its verdict on a right change: one egg, its event; several, the event by
     which two eggs or more have been said (the alarm)."""
@@ -249,6 +267,29 @@ def _tagged(changes, ev):
     return ev
 
 
+def _held(truth):
+    """The eggs lifted clear and held (touches with `t_clear`), each with `t_next`: when the next
+    hand came."""
+    hands = sorted(e["t_in"] for e in truth if e["what"] in ("out", "touch", "back"))
+    held = []
+    for e in truth:
+        if e["what"] == "touch" and "t_clear" in e:
+            i = bisect.bisect_right(hands, e["t_in"])
+            held.append(dict(e, t_next=hands[i] if i < len(hands) else float("inf")))
+    return held
+
+
+def _taken_held(held, ev, merge_ms):
+    """The held egg `ev` is the ruling's take of (module doc), or None."""
+    if ev.get("out") != 1 or "acted_ms" not in ev:
+        return None
+    for e in held:
+        if (e["t_clear"] <= ev["t_ms"] <= e["t_down"] and ev.get("colour") == e["colour"]
+                and e["t_clear"] + merge_ms <= ev["acted_ms"] < e["t_down"]):
+            return e
+    return None
+
+
 def _in_attempt(c, t, merge_ms):
     """The reed opening at `t` falls in change `c`'s attempt (from its first hand until merge_ms
     after its last hand left): a pole alarm."""
@@ -279,9 +320,17 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
     changes = _changes(truth, merge_ms, rest)
     res = {"changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
            "latency": [], "full_latency": [], "wrong": [], "false_events": [], "by_how": {}, "early": 0,
-           "before_contact": 0, "pole": 0, "ignored": 0, "put_back": 0, "heard": []}
+           "before_contact": 0, "pole": 0, "ignored": 0, "put_back": 0, "held": 0, "heard": [],
+           "latency_hand": []}
     deaf = _pole_settles(truth, changes, merge_ms, _resting(rest))
+    held = _held(truth)
+    came_back = None       # a held egg the game took, until the next hand: its `full` is right
     for ev in events:
+        touch = _taken_held(held, ev, merge_ms)
+        if touch is not None or (came_back is not None and ev.get("full") and ev["t_ms"] < came_back):
+            res["held"] += touch is not None
+            came_back = touch["t_next"] if touch is not None else None
+            continue
         if ev.get("put_back") and "out" in ev:
             res["put_back"] += 1   # taken back by the game: the egg came back before the attempt ended
             for c in changes:      # (by the game's end, its weigher's calm: after the scorer's own)
@@ -342,9 +391,11 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
         if c["verdict"] == "right":
             res["right"] += 1
             if c["events"]:        # (an egg put back in its attempt has no verdict to time)
-                lat = _verdict_ms(c) - c["t_hand"]
+                t_from = _complete_ms(c)
+                lat = _verdict_ms(c) - t_from
                 res["latency"].append(lat)
-                res["heard"].append(_heard_ms(c) - c["t_hand"])
+                res["latency_hand"].append(_verdict_ms(c) - c["t_hand"])
+                res["heard"].append(_heard_ms(c) - t_from)
                 res["by_how"].setdefault(c["how"], []).append(lat)
         else:
             res["wrong"].append({"t_ms": c["t_first"], "colours": c["colours"], "events": c["events"]})
@@ -444,17 +495,18 @@ def run(detector, samples, truth=(), rest=None, ready=None):
 def _empty():
     return {"traces": 0, "changes": 0, "right": 0, "false": 0, "fulls": 0, "fulls_right": 0,
             "latency": [], "full_latency": [], "misses": [], "by_how": {}, "early": 0, "before_contact": 0,
-            "pole": 0, "ignored": 0, "put_back": 0, "heard": []}
+            "pole": 0, "ignored": 0, "put_back": 0, "held": 0, "heard": [], "latency_hand": []}
 
 
 def _add(tot, seed, r):
     tot["traces"] += 1
     for k in ("changes", "right", "false", "fulls", "fulls_right", "early", "before_contact", "pole",
-              "ignored", "put_back"):
+              "ignored", "put_back", "held"):
         tot[k] += r[k]
     tot["latency"] += r["latency"]
     tot["full_latency"] += r["full_latency"]
     tot["heard"] += r["heard"]
+    tot["latency_hand"] += r["latency_hand"]
     for how, lat in r["by_how"].items():
         tot["by_how"].setdefault(how, []).extend(lat)
     for w in r["wrong"]:
@@ -493,12 +545,13 @@ def summary(tot):
     return {"traces": tot["traces"], "changes": tot["changes"], "right": tot["right"], "accuracy": acc,
             "false": tot["false"], "early": tot["early"], "before_contact": tot.get("before_contact", 0),
             "pole": tot.get("pole", 0), "ignored": tot.get("ignored", 0),
-            "put_back": tot.get("put_back", 0),
+            "put_back": tot.get("put_back", 0), "held": tot.get("held", 0),
             "fulls": tot["fulls"],
             "false_late": sum(1 for k, _, e in tot["misses"] if k == "false" and e.get("late")),
             "fulls_right": tot["fulls_right"],
             "median_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "max_ms": max(lat),
-            "heard_p95_ms": percentile(tot.get("heard") or [0], 95)}
+            "heard_p95_ms": percentile(tot.get("heard") or [0], 95),
+            "hand_p95_ms": percentile(tot.get("latency_hand") or [0], 95)}
 
 
 def detectors(weigher_file=None):

@@ -40,7 +40,8 @@ def test_the_runner_writes_every_figure_with_its_command(tmp_path):
             assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC$", date)
     cells = [r for r in weigher if re.match(r"\w+ \((tried on|blind)\) at (80|10) SPS: \d+ sessions", r[0])]
     assert len(cells) == 12 and sum("(blind)" in r[0] for r in cells) == 8, cells
-    assert all(re.match(r"weigher: \d+\.\d\d % of \d+ right, \d+\.\d false / 500 attempts, p95 \d+ ms; "
+    assert all(re.match(r"weigher: \d+\.\d\d % of \d+ right, \d+\.\d false / 500 attempts, p95 \d+ ms "
+                        r"\(from the hand's last contact even with an egg rolling out later: \d+\); "
                         r"the game acts p95 \d+ ms$", r[1]) for r in cells)
     assert sum(r[0].startswith("WORST cell at ") for r in weigher) == 2
     fw = {r[0].split(" (")[0]: r[1] for r in firmware}

@@ -73,8 +73,10 @@ def test_truth_schema_and_order(sessions):
                 assert set(e) == {"what", "t_in", "t_ms", "eggs"} and e["eggs"] >= 1
                 assert e["t_in"] <= e["t_ms"]
             elif e["what"] == "touch":
-                assert set(e) == {"what", "t_in", "t_ms", "lifted"} and isinstance(e["lifted"], bool)
+                held = {"colour", "t_clear", "t_down"} if e["lifted"] else set()
+                assert set(e) == {"what", "t_in", "t_ms", "lifted"} | held and isinstance(e["lifted"], bool)
                 assert e["t_in"] <= e["t_ms"]
+                assert not held or e["t_in"] <= e["t_clear"] < e["t_down"] <= e["t_ms"]
             else:
                 assert set(e) == {"what", "t_ms"}
         takes.append(sum(e["what"] == "out" and e["cause"] == "take" for e in s.truth))

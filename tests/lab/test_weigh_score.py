@@ -455,6 +455,9 @@ class _PutBack:
     def set_pole(self, seated):
         pass
 
+    def lag_ms(self):
+        return 0
+
     def last_change_g(self):
         return self._last
 
@@ -492,6 +495,55 @@ def test_scorer_an_egg_put_back_before_the_attempt_ends_is_no_event():
     del d.t_calm
     r = score(truth, run(d, samples, truth), merge_ms=1000)
     assert (r["put_back"], r["false"]) == (0, 1), r
+
+
+def test_scorer_times_several_eggs_from_the_second_gone_when_it_left_after_the_hand():
+    # R's hand left at 2000; a green egg rolls out, its weight gone at 3200 (the attempt's: it
+    # began before the end). The alarm needs the second egg: its latency is counted from 3200,
+    # not from the hand (planted: from the hand, 2200 ms, as if the verdict could precede it).
+    import lab.weighscore as ws
+
+    truth = [out(2000, "R"), out(3200, "G", t_in=2800, cause="drop")]
+    events = [{"t_ms": 2600, "out": 1, "colour": "R"}, {"t_ms": 4200, "out": 1, "colour": "G"}]
+    r = score(truth, events, merge_ms=1000)
+    assert (r["right"], r["latency"]) == (1, [1000]), r
+    saved = ws._complete_ms
+    ws._complete_ms = lambda change: change["t_hand"]
+    try:
+        r = score(truth, events, merge_ms=1000)
+    finally:
+        ws._complete_ms = saved
+    assert r["latency"] == [2200], r
+
+
+def test_scorer_an_egg_held_past_the_attempts_end_was_taken_by_the_ruling():
+    # docs/rules.md: an egg lifted clear and put back before the attempt ends was not taken; the
+    # attempt ends AFTER_HAND_MS (1 s) after the hand left, never sooner. B lifted clear at 1400,
+    # put back at 3000: its `out: 1` the game acted on from 2400 until 3000 is the ruling's take
+    # (`held`), and so is the `full` said as it came back; acted on sooner (the attempt could not
+    # have ended), after it was back, or another colour: a false event.
+    import lab.weighscore as ws
+
+    truth = [{"what": "touch", "t_in": 1000, "t_ms": 3400, "lifted": True, "colour": "B",
+              "t_clear": 1400, "t_down": 3000}, out(6000, "G")]
+    full = {"t_ms": 3300, "full": True}
+    for acted, colour, held in ((2500, "B", 1), (2999, "B", 1), (2300, "B", 0), (3100, "B", 0),
+                                (2500, "G", 0)):
+        said = {"t_ms": 1900, "out": 1, "colour": colour, "acted_ms": acted}
+        r = score(truth, [said, full], merge_ms=1000)
+        assert (r["held"], r["false"]) == ((1, 0) if held else (0, 2)), (acted, colour, r)
+    # a `full` after the next hand came is not the held egg's
+    r = score(truth, [{"t_ms": 1900, "out": 1, "colour": "B", "acted_ms": 2500},
+                      {"t_ms": 6500, "full": True}], merge_ms=1000)
+    assert (r["held"], r["false"]) == (1, 1), r
+    # planted: a scorer without the ruling counts the held egg's verdict false
+    saved = ws._taken_held
+    ws._taken_held = lambda held, ev, merge_ms: None
+    try:
+        r = score(truth, [{"t_ms": 1900, "out": 1, "colour": "B", "acted_ms": 2500}], merge_ms=1000)
+    finally:
+        ws._taken_held = saved
+    assert (r["held"], r["false"]) == (0, 1), r
 
 
 def test_scorer_an_egg_poured_back_in_its_own_attempt_was_not_taken():
