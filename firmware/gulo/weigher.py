@@ -59,7 +59,7 @@ _T_AVG = const(50)          # the signal's average: one period of a 20 Hz bowl r
 _MMAX = const(12)           # samples in that average at most (94 samples/s: 5; up to 240/s)
 _ZS = const(6)              # the rest's level follows drift over 2**6 samples (0.7-6 s)
 _MAD0 = const(32)           # the noise before any is measured: median |dx| of 2 cg (1/16 cg)
-_RING = const(64)           # the signal's last values kept: _T_END up to 120 samples/s
+_RING = const(64)           # the signal's last values kept (a power of 2): _T_END at 120/s
 
 
 def centigrams(grams):
@@ -172,16 +172,16 @@ class Weigher:
     def _calm_back(self):
         # the calm begins again at the oldest value kept within the band of every value since
         ring = self._ring_a
-        j = (self._ri - 1) % _RING
+        j = (self._ri - 1) & (_RING - 1)
         lo = hi = ring[j]
         n = 1
         while n < self._rn:
-            v = ring[(j - 1) % _RING]
+            v = ring[(j - 1) & (_RING - 1)]
             if (hi if v < hi else v) - (lo if v > lo else v) > self._band:
                 break
             lo = lo if v > lo else v
             hi = hi if v < hi else v
-            j = (j - 1) % _RING
+            j = (j - 1) & (_RING - 1)
             n += 1
         self._q = self._rn = n
         self._t_q = self._ring_t[j]
@@ -329,7 +329,7 @@ class Weigher:
         i = self._ri
         self._ring_t[i] = t_ms
         self._ring_a[i] = a
-        self._ri = i + 1 if i + 1 < _RING else 0
+        self._ri = (i + 1) & (_RING - 1)
         if self._rn < _RING:
             self._rn += 1
         if self._q == 0:
@@ -365,16 +365,14 @@ class Weigher:
         return self._judge(t_ms, self._recent16(0), k)
 
     def _recent16(self, skip):
-        # the settled level: the mean of the calm's last _T_READ (the newest `skip` values left out)
-        j = (self._ri - skip) % _RING
-        t_end = self._ring_t[(j - 1) % _RING]
+        # the settled level: the calm's last _T_READ as its disjoint averages (newest `skip` left out)
+        j = (self._ri - 1 - skip) & (_RING - 1)
+        t_end = self._ring_t[j]
         s = n = 0
-        while n < self._q and n < _RING:
-            j = (j - 1) % _RING
-            if n and (t_end - self._ring_t[j]) & _WRAP > _T_READ:
-                break
+        while n * self._m < self._q and (n == 0 or (t_end - self._ring_t[j]) & _WRAP < _T_READ):
             s += self._ring_a[j]
             n += 1
+            j = (j - self._m) & (_RING - 1)
         return s * _S // n
 
     def _settle(self, mean16, full):
