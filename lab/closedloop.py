@@ -32,8 +32,9 @@ from gulo.turnflow import AFTER_HAND_MS, MOVING_MAX_MS
 from gulo.weigher import Weigher
 
 # Longer than the game takes to be free after a hand leaves: its attempt ends AFTER_HAND_MS after
-# the calm, MOVING_MAX_MS more at most while the nest moves (gulo.turnflow), plus 2 s for the calm
-# (ASSUMED; a hand the far wait did not keep clear is caught by the later plays and `early`).
+# the calm (seen up to 0.4 s later: Weigher.lag_ms), MOVING_MAX_MS more at most while the nest
+# moves (gulo.turnflow), plus 2 s for the calm and the lag (ASSUMED; a hand the far wait did not
+# keep clear is caught by the later plays and `early`).
 FAR_S = (AFTER_HAND_MS + MOVING_MAX_MS) / 1000 + 2.0
 PASSES = 4
 # A player sees (the chime, the LEDs) that the game is free, then begins: a simple visual reaction

@@ -78,8 +78,9 @@ EGGS = EGG_COLOURS
 
 
 # From a take asked for to the nest's verdict, another take is refused (the page says "judging"):
-# the board ends an attempt at most AFTER_HAND_MS + MOVING_MAX_MS (gulo.turnflow: 1 s + 3 s) after
-# the hand left, and the world's hand stays ~1.5 s; past this without a verdict, takes go on.
+# the board ends an attempt at most AFTER_HAND_MS + lag_ms + MOVING_MAX_MS (gulo.turnflow: 1 s +
+# 0.4 s at 10 SPS + 3 s) after the hand left, and the world's hand stays ~1.5 s; past this without
+# a verdict, takes go on.
 JUDGE_MAX_S = 8.0
 
 
