@@ -81,10 +81,8 @@ def _meets(rate, w, b):
 
 
 def matrix(traces, say=None):
-    """{(model, rate): (weigher figures, max-min figures, sessions, attempts the pole decided, the
-    weigher's eggs said out and put back in time: gulo.turnflow `put_back`, eggs held past the
-    attempt's end and taken by the ruling: lab.weighscore `held`)} over
-    `traces` sessions (each detector's attempts scored are in its figures)."""
+    """{(model, rate): (weigher figures, max-min figures, sessions)} over `traces` sessions (each
+    detector's attempts scored, and its summary, are in its figures)."""
     made = detectors()
     out = {}
     for model in MODELS:
@@ -93,7 +91,7 @@ def matrix(traces, say=None):
             tots = evaluate_all(made, range(FIRST_SEED, FIRST_SEED + traces), model=model, rate=rate,
                                 merge_ms=MERGE_MS)
             w, b = figures(tots["weigher"]), figures(tots["baseline"])
-            out[(model, rate)] = (w, b, traces, w[3]["pole"], w[3]["put_back"], w[3]["held"])
+            out[(model, rate)] = (w, b, traces)
             if say:
                 say(f"{model} {rate}: weigher {_say(w, True)}; max-min {_say(b)} "
                     f"({time.monotonic() - t0:.0f} s)")
@@ -103,13 +101,14 @@ def matrix(traces, say=None):
 def matrix_rows(cells, traces):
     cmd = f"{CMD} --traces {traces}" if traces != 300 else CMD
     rows = []
-    for (model, rate), (w, b, n, pole, put_back, held) in cells.items():
+    for (model, rate), (w, b, n) in cells.items():
+        sm = w[3]   # the weigher's summary: the attempts the pole decided, eggs put back or held
         tag = "tried on" if model in TUNED_ON else "blind"
         waiting = " with its players waiting for the game" if waits_for_game(model) else ""
-        rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions{waiting} ({pole} attempts more "
-                               f"the pole decided; {put_back} eggs said out the game took back as "
-                               f"put back in time; {held} eggs held past the attempt's end, taken by "
-                               f"the ruling)",
+        rows.append({"figure": f"{model} ({tag}) at {rate} SPS: {n} sessions{waiting} ({sm['pole']} attempts "
+                               f"more the pole decided; {sm['put_back']} eggs said out the game took "
+                               f"back as put back in time; {sm['held']} eggs held past the attempt's "
+                               f"end, taken by the ruling)",
                      "value": f"weigher: {_say(w, True)}", "baseline": f"max-min: {_say(b)}",
                      "ratio": _meets(rate, w, b), "command": cmd})
     for rate in RATES:

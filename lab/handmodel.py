@@ -357,7 +357,6 @@ class _Game:
             Tset = U(0.05, 0.15)
             t_last = t_down + Tset + U(0.05, 0.2)
             parts = (t_up, t_down, Tset)
-            self.held = (t_up, t_down)
         n = int((t_last + 0.1) * FS)
         tt = np.arange(n) / FS
         f = P * _bump(tt, 0.0, Tp)
@@ -368,7 +367,8 @@ class _Game:
         mask = _plateau(tt, 0.0, t_last - 0.02, 0.02, 0.02)
         f += self._contact_tremor(tt, mask, U(0.3, 2.0))
         self.cv.profile(t0, f, 0.0)
-        return t0 + t_last
+        # -> (the hand gone, (the egg clear, the egg down) when it was lifted, else None)
+        return t0 + t_last, (t0 + parts[0], t0 + parts[1]) if lifted else None
 
     def lean(self, t0):
         """A hand or forearm rests on the rim and presses, nothing taken."""
@@ -589,12 +589,11 @@ class _Game:
                 c2, m2 = self.nest[int(r.integers(len(self.nest)))]
                 lifted = r.random() < 0.3
                 t0 = t
-                t1 = self.touch(t0, m2, lifted)
+                t1, held = self.touch(t0, m2, lifted)
                 self.truth.append({"what": "touch", "t_in": self.ms(t0), "t_ms": self.ms(t1),
                                    "lifted": lifted, "hand": "finger"})
-                if lifted:   # the egg held clear from t_clear until t_down (lab.weighscore `held`)
-                    t_up, t_down = self.held
-                    self.truth[-1].update(colour=c2, t_clear=self.ms(t0 + t_up), t_down=self.ms(t0 + t_down))
+                if held:   # the egg held clear from t_clear until t_down (lab.weighscore `held`)
+                    self.truth[-1].update(colour=c2, t_clear=self.ms(held[0]), t_down=self.ms(held[1]))
                 t = t1 + U(0.3, 2.0)
             kind = HANDS[int(r.choice(len(HANDS), p=HAND_P))]
             taken = [self.pick(colour)]
@@ -606,7 +605,7 @@ class _Game:
             t0 = t
             if abort:                               # the pole goes, the child lets go of the egg
                 self.nest += taken
-                t1 = self.touch(t0, sum(m for _, m in taken), False)
+                t1, _ = self.touch(t0, sum(m for _, m in taken), False)
                 self.truth.append({"what": "touch", "t_in": self.ms(t0), "t_ms": self.ms(t1),
                                    "lifted": False, "hand": "abort"})
                 self.pole_fall(t0 + U(0.05, 0.3), U(0.5, 2.5))

@@ -392,9 +392,10 @@ def score(truth, events, merge_ms=MERGE_MS, rest=None):
             res["right"] += 1
             if c["events"]:        # (an egg put back in its attempt has no verdict to time)
                 t_from = _complete_ms(c)
-                lat = _verdict_ms(c) - t_from
+                verdict = _verdict_ms(c)
+                lat = verdict - t_from
                 res["latency"].append(lat)
-                res["latency_hand"].append(_verdict_ms(c) - c["t_hand"])
+                res["latency_hand"].append(verdict - c["t_hand"])
                 res["heard"].append(_heard_ms(c) - t_from)
                 res["by_how"].setdefault(c["how"], []).append(lat)
         else:
